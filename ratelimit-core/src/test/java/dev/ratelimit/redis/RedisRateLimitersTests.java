@@ -1,0 +1,221 @@
+package dev.ratelimit.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.testsupport.RedisServerProcess;
+import dev.ratelimit.testsupport.RedisTestServer;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Behaviour both Redis limiters share, each run against a real Redis.
+ */
+class RedisRateLimitersTests {
+
+	private static final StringRedisTemplate redis = RedisTestServer.shared().template();
+
+	private static final int THREADS = 50;
+
+	private static ExecutorService pool;
+
+	@BeforeAll
+	static void startPool() {
+		pool = Executors.newFixedThreadPool(THREADS);
+	}
+
+	@AfterAll
+	static void stopPool() {
+		pool.shutdownNow();
+	}
+
+	static Stream<Arguments> limiters() {
+		return Stream.of(
+				Arguments.of(Named.<BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter>>of("fixed window",
+						(template, clock) -> new FixedWindowRateLimiter(template, "rate", clock))),
+				Arguments.of(Named.<BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter>>of(
+						"sliding window log", (template, clock) -> new SlidingWindowRateLimiter(template, "rate", clock))));
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void allowsExactlyTheLimitToFiftyThreadsReleasedTogether(
+			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) throws Exception {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1));
+		for (int round = 0; round < 20; round++) {
+			assertThat(allowedCount(limiter, "burst-" + UUID.randomUUID(), limit)).as("round %d", round)
+				.isEqualTo(10);
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void allowsExactlyTheLimitWhenEveryCallCarriesTheSameTimestamp(
+			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) throws Exception {
+		Clock frozen = Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), java.time.ZoneOffset.UTC);
+		AbstractRedisRateLimiter limiter = factory.apply(redis, frozen);
+		for (int round = 0; round < 20; round++) {
+			assertThat(allowedCount(limiter, "same-instant-" + UUID.randomUUID(), RateLimit.of(10, Duration.ofSeconds(1))))
+				.as("round %d", round)
+				.isEqualTo(10);
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void givesEveryKeyItWritesATtlAndRepairsAKeyFoundWithout(
+			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		String key = "ttl-" + UUID.randomUUID();
+		RateLimit limit = RateLimit.of(2, Duration.ofSeconds(30));
+		String redisKey = limiter.redisKey(key);
+		limiter.tryAcquire(key, limit);
+		assertThat(redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(29_000L, 30_000L);
+		limiter.tryAcquire(key, limit);
+		redis.persist(redisKey);
+		assertThat(redis.getExpire(redisKey)).isEqualTo(-1);
+		assertThat(limiter.tryAcquire(key, limit).allowed()).isFalse();
+		assertThat(redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(1L, 30_000L);
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void readsTheTimeFromTheRedisServerByDefault(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		String key = "time-" + UUID.randomUUID();
+		RateLimit limit = RateLimit.of(1, Duration.ofHours(1));
+		// an instance whose clock is a day behind takes the only permit for what it thinks is its hour
+		Clock dayBehind = Clock.offset(Clock.systemUTC(), Duration.ofDays(-1));
+		assertThat(factory.apply(redis, dayBehind).tryAcquire(key, limit).allowed()).isTrue();
+		// the default limiter ignores its own clock: that permit lies a day ago on the server, so it is free
+		RateLimitDecision decision = factory.apply(redis, null).tryAcquire(key, limit);
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.resetAfter()).isEqualTo(Duration.ofHours(1));
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void givesRejectionsAPositiveRetryAfterWithinTheWindow(
+			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		String key = "retry-" + UUID.randomUUID();
+		RateLimit limit = RateLimit.of(3, Duration.ofSeconds(10));
+		List<Long> remaining = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			remaining.add(limiter.tryAcquire(key, limit).remaining());
+		}
+		assertThat(remaining).containsExactly(2L, 1L, 0L);
+		RateLimitDecision rejected = limiter.tryAcquire(key, limit);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.remaining()).isZero();
+		assertThat(rejected.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(10));
+		assertThat(rejected.resetAfter()).isGreaterThanOrEqualTo(rejected.retryAfter());
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void givesAnyClientIdItsOwnBoundedKey(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		String unique = UUID.randomUUID().toString();
+		List<String> ids = List.of("with space " + unique, "{brace}" + unique, "*" + unique, "line\nbreak" + unique,
+				"ünïcødé ✓ " + unique, "x".repeat(10_000) + unique, "y".repeat(10_000) + unique, "",
+				"~" + unique, unique);
+		RateLimit limit = RateLimit.of(1, Duration.ofMinutes(1));
+		Set<String> keys = new HashSet<>();
+		for (String id : ids) {
+			redis.delete(limiter.redisKey(id));
+			assertThat(limiter.tryAcquire(id, limit).allowed()).as("first call of %s", id).isTrue();
+			assertThat(limiter.tryAcquire(id, limit).allowed()).as("second call of %s", id).isFalse();
+			String redisKey = limiter.redisKey(id);
+			assertThat(redisKey.length()).isLessThanOrEqualTo(150);
+			assertThat(redisKey).doesNotContain("{", "}", "*", "\n");
+			assertThat(redis.hasKey(redisKey)).isTrue();
+			keys.add(redisKey);
+		}
+		assertThat(keys).hasSameSizeAs(ids);
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void rejectsBadArgumentsBeforeCallingRedis(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		// a template whose Redis is unreachable: an argument checked after a Redis call would surface as a
+		// connection error instead
+		LettuceConnectionFactory unreachable = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServerProcess.HOST, RedisServerProcess.freePort()));
+		unreachable.afterPropertiesSet();
+		StringRedisTemplate template = new StringRedisTemplate(unreachable);
+		try {
+			AbstractRedisRateLimiter limiter = factory.apply(template, null);
+			RateLimit limit = RateLimit.of(3, Duration.ofSeconds(1));
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire(null, limit))
+				.withMessageContaining("key");
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", null))
+				.withMessageContaining("limit");
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit, 0))
+				.withMessageContaining("permits must be at least 1");
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit, 4))
+				.withMessageContaining("permits must not exceed the limit of 3");
+			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(0, Duration.ofSeconds(1)))
+				.withMessageContaining("limit must be at least 1");
+			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(1, Duration.ZERO))
+				.withMessageContaining("window must be at least 1ms");
+			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(1, Duration.ofSeconds(-1)))
+				.withMessageContaining("window");
+			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(1, null))
+				.withMessageContaining("window must not be null");
+		}
+		finally {
+			unreachable.destroy();
+		}
+	}
+
+	private static long allowedCount(AbstractRedisRateLimiter limiter, String key, RateLimit limit) throws Exception {
+		CountDownLatch ready = new CountDownLatch(THREADS);
+		CountDownLatch start = new CountDownLatch(1);
+		List<Future<Boolean>> results = new ArrayList<>();
+		for (int i = 0; i < THREADS; i++) {
+			results.add(pool.submit(() -> {
+				ready.countDown();
+				start.await();
+				return limiter.tryAcquire(key, limit).allowed();
+			}));
+		}
+		ready.await();
+		start.countDown();
+		long allowed = 0;
+		for (Future<Boolean> result : results) {
+			if (result.get(30, TimeUnit.SECONDS)) {
+				allowed++;
+			}
+		}
+		return allowed;
+	}
+
+}

@@ -1,0 +1,230 @@
+package dev.ratelimit.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A {@code redis-server} child process listening on 127.0.0.1 only, with persistence off, stopped
+ * through its own process handle.
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+	/** The only address the servers started here listen on. */
+	public static final String HOST = "127.0.0.1";
+
+	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
+
+	private static final int ATTEMPTS = 5;
+
+	private final Process process;
+
+	private final int port;
+
+	private final Path workDir;
+
+	private RedisServerProcess(Process process, int port, Path workDir) {
+		this.process = process;
+		this.port = port;
+		this.workDir = workDir;
+	}
+
+	/**
+	 * Starts {@code binary} on a free port and waits until it answers {@code PING}.
+	 * @param binary the {@code redis-server} executable
+	 * @param extraArgs further {@code --name value} arguments, for example cluster settings
+	 * @return the running server
+	 */
+	public static RedisServerProcess start(Path binary, String... extraArgs) {
+		IllegalStateException last = null;
+		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+			try {
+				return start(binary, freePort(), extraArgs);
+			}
+			catch (IllegalStateException ex) {
+				// most likely another process took the free port between probing and binding it
+				last = ex;
+			}
+		}
+		throw last;
+	}
+
+	/**
+	 * Starts {@code binary} on {@code port} and waits until it answers {@code PING}.
+	 * @param binary the {@code redis-server} executable
+	 * @param port the port to listen on
+	 * @param extraArgs further {@code --name value} arguments
+	 * @return the running server
+	 */
+	public static RedisServerProcess start(Path binary, int port, String... extraArgs) {
+		Path workDir;
+		try {
+			workDir = Files.createTempDirectory("ratelimit-redis-" + port + "-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", Integer.toString(port), "--bind",
+				HOST, "--protected-mode", "yes", "--daemonize", "no", "--save", "", "--appendonly", "no", "--dir",
+				workDir.toString()));
+		command.addAll(List.of(extraArgs));
+		Path log = workDir.resolve("redis.log");
+		Process process;
+		try {
+			process = new ProcessBuilder(command).directory(workDir.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(log.toFile())
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + binary, ex);
+		}
+		RedisServerProcess server = new RedisServerProcess(process, port, workDir);
+		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!process.isAlive()) {
+				String output = readQuietly(log);
+				server.stop();
+				throw new IllegalStateException("redis-server exited on port " + port + ": " + output);
+			}
+			if (ping(HOST, port)) {
+				return server;
+			}
+			try {
+				process.waitFor(50, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				server.stop();
+				throw new IllegalStateException("Interrupted while starting redis-server", ex);
+			}
+		}
+		server.stop();
+		throw new IllegalStateException("redis-server did not answer PING on port " + port + " within "
+				+ STARTUP_TIMEOUT.toSeconds() + "s");
+	}
+
+	/**
+	 * Returns whether a Redis server at {@code host:port} answers {@code PING} within a second.
+	 * @param host the host
+	 * @param port the port
+	 * @return {@code true} when it answered {@code +PONG}
+	 */
+	public static boolean ping(String host, int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 1000);
+			socket.setSoTimeout(1000);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			byte[] reply = in.readNBytes(5);
+			return "+PONG".equals(new String(reply, StandardCharsets.US_ASCII));
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Returns a port that was free on 127.0.0.1 a moment ago.
+	 * @return the port
+	 */
+	public static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+			socket.setReuseAddress(true);
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Returns the port the server listens on.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Returns the {@code redis://} URL of the server.
+	 * @return the URL
+	 */
+	public String url() {
+		return "redis://" + HOST + ":" + this.port;
+	}
+
+	/**
+	 * Returns whether the process is still running.
+	 * @return {@code true} while it runs
+	 */
+	public boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	/**
+	 * Returns the process handle, for tests that must stop the server abruptly.
+	 * @return the process handle
+	 */
+	public ProcessHandle handle() {
+		return this.process.toHandle();
+	}
+
+	/**
+	 * Stops the process through its handle (SIGTERM, then SIGKILL after five seconds) and deletes its
+	 * working directory.
+	 */
+	public void stop() {
+		this.process.destroy();
+		try {
+			if (!this.process.waitFor(5, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			this.process.destroyForcibly();
+			Thread.currentThread().interrupt();
+		}
+		deleteQuietly(this.workDir);
+	}
+
+	@Override
+	public void close() {
+		stop();
+	}
+
+	private static String readQuietly(Path file) {
+		try {
+			return Files.readString(file, StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			return "(no output)";
+		}
+	}
+
+	private static void deleteQuietly(Path dir) {
+		try (Stream<Path> paths = Files.walk(dir)) {
+			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			// a temporary directory left behind is harmless
+		}
+	}
+
+}

@@ -1,0 +1,186 @@
+package dev.ratelimit.testsupport;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import io.lettuce.core.RedisURI;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The one real Redis server of a test run, found or started on first use and stopped when the JVM
+ * exits. Sources, in order: the URL in {@value #URL_VARIABLE}; Testcontainers {@code redis:7-alpine}
+ * when a Docker engine answers; a {@code redis-server} on the {@code PATH}; the binary shipped in the
+ * {@code com.github.codemonstur:embedded-redis} artifact.
+ */
+public final class RedisTestServer {
+
+	/** The environment variable that points the tests at an existing Redis server. */
+	public static final String URL_VARIABLE = "RATELIMIT_TEST_REDIS_URL";
+
+	private static @Nullable RedisTestServer shared;
+
+	private final RedisURI uri;
+
+	private final String source;
+
+	private @Nullable LettuceConnectionFactory connectionFactory;
+
+	private @Nullable StringRedisTemplate template;
+
+	private RedisTestServer(RedisURI uri, String source) {
+		this.uri = uri;
+		this.source = source;
+	}
+
+	/**
+	 * Returns the Redis server of this test run, finding or starting it on first call.
+	 * @return the server
+	 */
+	public static synchronized RedisTestServer shared() {
+		if (shared == null) {
+			shared = locate(System.getenv(URL_VARIABLE), DockerRedis::startIfDockerAnswers);
+			Runtime.getRuntime().addShutdownHook(new Thread(shared::closeConnections, "ratelimit-redis-client-stop"));
+		}
+		return shared;
+	}
+
+	static RedisTestServer locate(@Nullable String url, Supplier<Optional<RedisTestServer>> docker) {
+		if (url != null && !url.isBlank()) {
+			return new RedisTestServer(RedisURI.create(url.strip()), URL_VARIABLE);
+		}
+		return docker.get().orElseGet(() -> {
+			Optional<Path> onPath = RedisBinary.onPath();
+			Path binary = onPath.orElseGet(RedisBinary::embedded);
+			return started(binary, onPath.isPresent() ? "redis-server on PATH (" + binary + ")"
+					: "redis-server from embedded-redis");
+		});
+	}
+
+	private static RedisTestServer started(Path binary, String source) {
+		RedisServerProcess process = RedisServerProcess.start(binary);
+		Runtime.getRuntime().addShutdownHook(new Thread(process::stop, "ratelimit-redis-server-stop"));
+		return new RedisTestServer(RedisURI.create(process.url()), source);
+	}
+
+	/**
+	 * Returns the host of the server.
+	 * @return the host
+	 */
+	public String host() {
+		return this.uri.getHost();
+	}
+
+	/**
+	 * Returns the port of the server.
+	 * @return the port
+	 */
+	public int port() {
+		return this.uri.getPort();
+	}
+
+	/**
+	 * Returns the URL of the server, in the form {@code spring.data.redis.url} takes.
+	 * @return the URL
+	 */
+	public String url() {
+		return this.uri.toURI().toString();
+	}
+
+	/**
+	 * Returns where the server came from, for test logs.
+	 * @return a short description
+	 */
+	public String source() {
+		return this.source;
+	}
+
+	/**
+	 * Returns a new, started connection factory for the server; the caller destroys it.
+	 * @return the connection factory
+	 */
+	public LettuceConnectionFactory newConnectionFactory() {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(host(), port());
+		configuration.setDatabase(this.uri.getDatabase());
+		if (this.uri.getUsername() != null) {
+			configuration.setUsername(this.uri.getUsername());
+		}
+		if (this.uri.getPassword() != null) {
+			configuration.setPassword(this.uri.getPassword());
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * Returns a template shared by the tests of this run, connected to the server.
+	 * @return the template
+	 */
+	public synchronized StringRedisTemplate template() {
+		if (this.template == null) {
+			this.connectionFactory = newConnectionFactory();
+			StringRedisTemplate created = new StringRedisTemplate(this.connectionFactory);
+			created.afterPropertiesSet();
+			this.template = created;
+		}
+		return this.template;
+	}
+
+	private synchronized void closeConnections() {
+		if (this.connectionFactory != null) {
+			this.connectionFactory.destroy();
+		}
+	}
+
+	@Override
+	public String toString() {
+		return url() + " (" + this.source + ")";
+	}
+
+	/** Keeps Testcontainers classes from loading unless Testcontainers is on the class path. */
+	private static final class DockerRedis {
+
+		static Optional<RedisTestServer> startIfDockerAnswers() {
+			if (!isPresent("org.testcontainers.DockerClientFactory")) {
+				return Optional.empty();
+			}
+			return Containers.start();
+		}
+
+		private static boolean isPresent(String className) {
+			try {
+				Class.forName(className, false, RedisTestServer.class.getClassLoader());
+				return true;
+			}
+			catch (ClassNotFoundException | LinkageError ex) {
+				return false;
+			}
+		}
+
+	}
+
+	private static final class Containers {
+
+		@SuppressWarnings("resource")
+		static Optional<RedisTestServer> start() {
+			if (!org.testcontainers.DockerClientFactory.instance().isDockerAvailable()) {
+				return Optional.empty();
+			}
+			org.testcontainers.containers.GenericContainer<?> container = new org.testcontainers.containers.GenericContainer<>(
+					"redis:7-alpine")
+				.withExposedPorts(6379);
+			container.start();
+			Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "ratelimit-redis-container-stop"));
+			String url = "redis://" + container.getHost() + ":" + container.getMappedPort(6379);
+			return Optional.of(new RedisTestServer(RedisURI.create(url), "Testcontainers redis:7-alpine"));
+		}
+
+	}
+
+}

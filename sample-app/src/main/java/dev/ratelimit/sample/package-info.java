@@ -1,0 +1,7 @@
+/**
+ * A sample application that shows ratelimit at work.
+ */
+@NullMarked
+package dev.ratelimit.sample;
+
+import org.jspecify.annotations.NullMarked;
