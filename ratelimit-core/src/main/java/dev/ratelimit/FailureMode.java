@@ -1,0 +1,14 @@
+package dev.ratelimit;
+
+/**
+ * What a request meets when the limiter cannot reach a decision, for example because Redis is down.
+ */
+public enum FailureMode {
+
+	/** The request passes unlimited. */
+	FAIL_OPEN,
+
+	/** The request is refused with 503 Service Unavailable. */
+	FAIL_CLOSED
+
+}

@@ -1,0 +1,237 @@
+package dev.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.FailureMode;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for rate limiting.
+ */
+@ConfigurationProperties("ratelimit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether rate limiting is enabled.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * First segment of every Redis key the limiters write.
+	 */
+	private String keyPrefix = "rate";
+
+	/**
+	 * Algorithm of the rules that name none.
+	 */
+	private Algorithm defaultAlgorithm = Algorithm.FIXED_WINDOW;
+
+	/**
+	 * What requests meet when no decision can be reached, for example while Redis is down.
+	 */
+	private FailureMode failureMode = FailureMode.FAIL_OPEN;
+
+	/**
+	 * Proxies, as IP addresses or CIDR blocks, whose X-Forwarded-For and Forwarded headers are believed.
+	 */
+	private List<String> trustedProxies = new ArrayList<>();
+
+	private final Headers headers = new Headers();
+
+	/**
+	 * Rules by name; each applies to the requests its paths and methods match.
+	 */
+	private Map<String, Rule> rules = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Algorithm getDefaultAlgorithm() {
+		return this.defaultAlgorithm;
+	}
+
+	public void setDefaultAlgorithm(Algorithm defaultAlgorithm) {
+		this.defaultAlgorithm = defaultAlgorithm;
+	}
+
+	public FailureMode getFailureMode() {
+		return this.failureMode;
+	}
+
+	public void setFailureMode(FailureMode failureMode) {
+		this.failureMode = failureMode;
+	}
+
+	public List<String> getTrustedProxies() {
+		return this.trustedProxies;
+	}
+
+	public void setTrustedProxies(List<String> trustedProxies) {
+		this.trustedProxies = trustedProxies;
+	}
+
+	public Headers getHeaders() {
+		return this.headers;
+	}
+
+	public Map<String, Rule> getRules() {
+		return this.rules;
+	}
+
+	public void setRules(Map<String, Rule> rules) {
+		this.rules = rules;
+	}
+
+	/**
+	 * Rate-limit response headers.
+	 */
+	public static class Headers {
+
+		/**
+		 * Whether to send the RateLimit-Policy and RateLimit headers on every limited response.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Whether to also send X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.
+		 */
+		private boolean legacy = false;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public boolean isLegacy() {
+			return this.legacy;
+		}
+
+		public void setLegacy(boolean legacy) {
+			this.legacy = legacy;
+		}
+
+	}
+
+	/**
+	 * One named rule.
+	 */
+	public static class Rule {
+
+		/**
+		 * Spring path patterns the rule applies to, such as /api/**.
+		 */
+		private List<String> paths = new ArrayList<>();
+
+		/**
+		 * HTTP methods the rule applies to; all methods when empty.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		/**
+		 * Permits per window.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Length of the window.
+		 */
+		private @Nullable Duration window;
+
+		/**
+		 * Algorithm of the rule; ratelimit.default-algorithm when not set.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * Whose budget a request charges: ip, header:Name, param:name, principal or bean:name.
+		 */
+		private String key = "ip";
+
+		/**
+		 * Permits one request takes.
+		 */
+		private long cost = 1;
+
+		public List<String> getPaths() {
+			return this.paths;
+		}
+
+		public void setPaths(List<String> paths) {
+			this.paths = paths;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(long cost) {
+			this.cost = cost;
+		}
+
+	}
+
+}

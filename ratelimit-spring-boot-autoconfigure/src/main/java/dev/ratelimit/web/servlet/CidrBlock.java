@@ -1,0 +1,126 @@
+package dev.ratelimit.web.servlet;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A block of IPv4 or IPv6 addresses in CIDR notation ({@code 10.0.0.0/8}, {@code ::1/128}); a single
+ * address stands for itself.
+ */
+public final class CidrBlock {
+
+	private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
+	private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
+
+	private final byte[] network;
+
+	private final int prefixLength;
+
+	private final String text;
+
+	private CidrBlock(byte[] network, int prefixLength, String text) {
+		this.network = network;
+		this.prefixLength = prefixLength;
+		this.text = text;
+	}
+
+	/**
+	 * Parses a block such as {@code 192.168.0.0/16}, {@code 2001:db8::/32} or {@code 127.0.0.1}.
+	 * @param text the block
+	 * @return the block
+	 * @throws IllegalArgumentException when the text is not an IP literal with an optional prefix length
+	 */
+	public static CidrBlock parse(String text) {
+		String trimmed = text.strip();
+		int slash = trimmed.indexOf('/');
+		String address = (slash < 0) ? trimmed : trimmed.substring(0, slash);
+		InetAddress parsed = parseAddress(address);
+		if (parsed == null) {
+			throw new IllegalArgumentException("'" + text + "' is not an IP address or CIDR block; use a form such as "
+					+ "10.0.0.0/8, 192.168.1.10 or 2001:db8::/32");
+		}
+		byte[] bytes = parsed.getAddress();
+		int maxPrefix = bytes.length * 8;
+		int prefix = maxPrefix;
+		if (slash >= 0) {
+			try {
+				prefix = Integer.parseInt(trimmed.substring(slash + 1));
+			}
+			catch (NumberFormatException ex) {
+				prefix = -1;
+			}
+			if (prefix < 0 || prefix > maxPrefix) {
+				throw new IllegalArgumentException("'" + text + "' has an invalid prefix length; use 0 to " + maxPrefix
+						+ " after the '/'");
+			}
+		}
+		return new CidrBlock(mask(bytes, prefix), prefix, trimmed);
+	}
+
+	/**
+	 * Parses an IPv4 or IPv6 literal without ever querying DNS.
+	 * @param text the literal, IPv6 optionally in brackets
+	 * @return the address, or {@code null} when the text is not an IP literal
+	 */
+	public static @Nullable InetAddress parseAddress(@Nullable String text) {
+		if (text == null) {
+			return null;
+		}
+		String literal = text.strip();
+		if (literal.startsWith("[") && literal.endsWith("]")) {
+			literal = literal.substring(1, literal.length() - 1);
+		}
+		if (literal.isEmpty() || literal.length() > 45) {
+			return null;
+		}
+		if (IPV4.matcher(literal).matches()) {
+			for (String part : literal.split("\\.")) {
+				if (Integer.parseInt(part) > 255) {
+					return null;
+				}
+			}
+		}
+		else if (!IPV6.matcher(literal).matches()) {
+			return null;
+		}
+		try {
+			// a literal of these characters is parsed, never looked up
+			return InetAddress.getByName(literal);
+		}
+		catch (UnknownHostException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Returns whether {@code address} lies in this block.
+	 * @param address the address
+	 * @return {@code true} when it does
+	 */
+	public boolean contains(InetAddress address) {
+		byte[] bytes = address.getAddress();
+		if (bytes.length != this.network.length) {
+			return false;
+		}
+		return java.util.Arrays.equals(mask(bytes, this.prefixLength), this.network);
+	}
+
+	private static byte[] mask(byte[] address, int prefixLength) {
+		byte[] masked = address.clone();
+		for (int i = 0; i < masked.length; i++) {
+			int bits = Math.max(0, Math.min(8, prefixLength - i * 8));
+			masked[i] &= (byte) (0xFF << (8 - bits));
+		}
+		return masked;
+	}
+
+	@Override
+	public String toString() {
+		return this.text;
+	}
+
+}

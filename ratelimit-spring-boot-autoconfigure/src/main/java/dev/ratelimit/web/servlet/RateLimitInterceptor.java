@@ -1,0 +1,204 @@
+package dev.ratelimit.web.servlet;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiter;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+/**
+ * Applies every matching rule, from properties and from {@link dev.ratelimit.RateLimited} handlers, to
+ * each request before its handler runs. A request passes only if every rule allows it; the first rule
+ * that refuses it ends the check with 429 (rules after it are not charged). Every limited response
+ * carries the rate-limit headers.
+ */
+public class RateLimitInterceptor implements HandlerInterceptor {
+
+	private static final Log logger = LogFactory.getLog(RateLimitInterceptor.class);
+
+	private final List<RateLimitRule> rules;
+
+	private final RateLimitRuleFactory ruleFactory;
+
+	private final Map<Algorithm, RateLimiter> limiters;
+
+	private final ClientAddressResolver addresses;
+
+	private final RateLimitResponseWriter responses;
+
+	private final FailureMode failureMode;
+
+	private final ConcurrentMap<HandlerKey, List<RateLimitRule>> handlerRules = new ConcurrentHashMap<>();
+
+	private final AtomicBoolean available = new AtomicBoolean(true);
+
+	/**
+	 * Creates an interceptor.
+	 * @param rules the rules that apply by path and method
+	 * @param ruleFactory builds the rules of annotated handlers
+	 * @param limiters the limiters, at most one per algorithm
+	 * @param addresses resolves client addresses
+	 * @param responses writes headers and problem responses
+	 * @param failureMode what a request meets when no decision can be reached
+	 * @throws InvalidRateLimitRuleException when a rule's algorithm has no limiter
+	 */
+	public RateLimitInterceptor(List<RateLimitRule> rules, RateLimitRuleFactory ruleFactory,
+			List<? extends RateLimiter> limiters, ClientAddressResolver addresses, RateLimitResponseWriter responses,
+			FailureMode failureMode) {
+		this.rules = List.copyOf(rules);
+		this.ruleFactory = ruleFactory;
+		this.limiters = new EnumMap<>(Algorithm.class);
+		for (RateLimiter limiter : limiters) {
+			this.limiters.putIfAbsent(limiter.algorithm(), limiter);
+		}
+		this.addresses = addresses;
+		this.responses = responses;
+		this.failureMode = failureMode;
+		this.rules.forEach(this::checkLimiter);
+	}
+
+	@Override
+	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
+			throws Exception {
+		if (request.getDispatcherType() != DispatcherType.REQUEST) {
+			return true;
+		}
+		List<RateLimitRule> applicable = applicableRules(request, handler);
+		if (applicable.isEmpty()) {
+			return true;
+		}
+		String clientAddress = this.addresses.resolve(request);
+		List<AppliedLimit> applied = new ArrayList<>(applicable.size());
+		for (RateLimitRule rule : applicable) {
+			String keyValue = (rule.keyResolver() == this.addresses) ? clientAddress
+					: rule.keyResolver().resolveKey(request);
+			RateLimitDecision decision;
+			try {
+				decision = this.limiters.get(rule.algorithm())
+					.tryAcquire(rule.budgetId(keyValue, clientAddress), rule.limit(), rule.cost());
+				markAvailable();
+			}
+			catch (RuntimeException ex) {
+				markUnavailable(ex);
+				if (this.failureMode == FailureMode.FAIL_CLOSED) {
+					this.responses.writeHeaders(response, applied);
+					this.responses.writeUnavailable(request, response);
+					return false;
+				}
+				continue;
+			}
+			AppliedLimit limit = new AppliedLimit(rule, decision);
+			applied.add(limit);
+			if (!decision.allowed()) {
+				this.responses.writeHeaders(response, applied);
+				this.responses.writeRejection(request, response, limit);
+				return false;
+			}
+		}
+		this.responses.writeHeaders(response, applied);
+		return true;
+	}
+
+	/**
+	 * Builds and checks the rules of a handler's {@link dev.ratelimit.RateLimited} annotations; called for
+	 * every handler at startup so that a bad annotation stops the application from starting.
+	 * @param handler the handler method
+	 * @return the handler's rules
+	 * @throws InvalidRateLimitRuleException when an annotation is invalid
+	 */
+	public List<RateLimitRule> rulesFor(HandlerMethod handler) {
+		return this.handlerRules.computeIfAbsent(new HandlerKey(handler.getMethod(), handler.getBeanType()),
+				(key) -> {
+					List<RateLimitRule> built = this.ruleFactory.forHandler(key.method(), key.beanType());
+					built.forEach(this::checkLimiter);
+					return List.copyOf(built);
+				});
+	}
+
+	/**
+	 * Returns the rules that apply by path and method.
+	 * @return the rules
+	 */
+	public List<RateLimitRule> getRules() {
+		return this.rules;
+	}
+
+	private List<RateLimitRule> applicableRules(HttpServletRequest request, Object handler) {
+		List<RateLimitRule> handlerLimits = (handler instanceof HandlerMethod method) ? rulesFor(method) : List.of();
+		if (this.rules.isEmpty()) {
+			return handlerLimits;
+		}
+		PathContainer path = path(request);
+		String method = request.getMethod();
+		List<RateLimitRule> applicable = new ArrayList<>(handlerLimits.size() + 1);
+		for (RateLimitRule rule : this.rules) {
+			if (rule.matches(path, method)) {
+				applicable.add(rule);
+			}
+		}
+		applicable.addAll(handlerLimits);
+		return applicable;
+	}
+
+	private static PathContainer path(HttpServletRequest request) {
+		if (ServletRequestPathUtils.hasParsedRequestPath(request)) {
+			return ServletRequestPathUtils.getParsedRequestPath(request).pathWithinApplication();
+		}
+		return RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
+	}
+
+	private void checkLimiter(RateLimitRule rule) {
+		if (!this.limiters.containsKey(rule.algorithm())) {
+			throw new InvalidRateLimitRuleException(rule.name(), "algorithm",
+					RateLimitRuleFactory.algorithmName(rule.algorithm()),
+					"no RateLimiter bean implements it; the limiters need a RedisConnectionFactory "
+							+ "(add spring-boot-starter-data-redis and set spring.data.redis.*) or declare a "
+							+ "RateLimiter bean for this algorithm");
+		}
+	}
+
+	private void markAvailable() {
+		if (!this.available.get() && this.available.compareAndSet(false, true)) {
+			logger.info("Rate limiting is available again; rules are enforced");
+		}
+	}
+
+	private void markUnavailable(RuntimeException ex) {
+		if (this.available.compareAndSet(true, false)) {
+			String outcome = (this.failureMode == FailureMode.FAIL_CLOSED) ? "refused with 503"
+					: "passed without limits";
+			logger.warn("Rate limiting is unavailable; until it recovers, requests are " + outcome
+					+ " (ratelimit.failure-mode=" + this.failureMode.name().toLowerCase(Locale.ROOT).replace('_', '-')
+					+ "): "
+					+ ex, ex);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Rate limiting still unavailable: " + ex);
+		}
+	}
+
+	private record HandlerKey(Method method, Class<?> beanType) {
+	}
+
+}

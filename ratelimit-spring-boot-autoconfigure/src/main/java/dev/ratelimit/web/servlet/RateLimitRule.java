@@ -1,0 +1,71 @@
+package dev.ratelimit.web.servlet;
+
+import java.util.List;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimit;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * One rule in force: which requests it applies to, the limit, the algorithm, whose budget a request
+ * charges and how many permits it takes. Build one with {@link RateLimitRuleFactory}.
+ *
+ * @param name the rule's name, used in headers and in Redis keys
+ * @param paths the path patterns the rule applies to; empty for a rule attached to a handler
+ * @param methods the HTTP methods it applies to; empty for all
+ * @param limit the limit
+ * @param algorithm the algorithm
+ * @param key the key as configured, for example {@code header:X-Api-Key}
+ * @param keyResolver resolves the key of a request
+ * @param cost permits one request takes
+ */
+public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, RateLimit limit,
+		Algorithm algorithm, String key, RateLimitKeyResolver keyResolver, long cost) {
+
+	/**
+	 * Returns whether the rule applies to a request of this path and method.
+	 * @param path the path within the application
+	 * @param method the HTTP method
+	 * @return {@code true} when a pattern matches and the method is among the rule's
+	 */
+	public boolean matches(PathContainer path, String method) {
+		if (!this.methods.isEmpty() && !this.methods.contains(method)) {
+			return false;
+		}
+		for (PathPattern pattern : this.paths) {
+			if (pattern.matches(path)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Returns the kind of key, the part of {@link #key()} before any {@code :}.
+	 * @return {@code ip}, {@code header}, {@code param}, {@code principal} or {@code bean}
+	 */
+	public String keyKind() {
+		int colon = this.key.indexOf(':');
+		return (colon < 0) ? this.key : this.key.substring(0, colon);
+	}
+
+	/**
+	 * Returns the budget id of a request under this rule: {@code <rule>:<kind>:<value>}, or
+	 * {@code <rule>:ip:<address>} when the key has no value for the request.
+	 * @param keyValue the value the key resolver found, or {@code null}
+	 * @param clientAddress the request's client address
+	 * @return the id handed to the limiter
+	 */
+	public String budgetId(@Nullable String keyValue, String clientAddress) {
+		if (keyValue == null || keyValue.isBlank()) {
+			return this.name + ":ip:" + clientAddress;
+		}
+		return this.name + ":" + keyKind() + ":" + keyValue;
+	}
+
+}

@@ -1,0 +1,274 @@
+package dev.ratelimit.web.servlet;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimited;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+/**
+ * Turns rule definitions, from properties or from {@link RateLimited} annotations, into checked
+ * {@link RateLimitRule rules}. Every problem is an {@link InvalidRateLimitRuleException} that names the
+ * attribute, its value and the fix.
+ */
+public final class RateLimitRuleFactory {
+
+	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
+			"TRACE");
+
+	private static final String KEY_FORMS = "use ip, header:<Name>, param:<name>, principal or bean:<name>";
+
+	private final ClientAddressResolver addresses;
+
+	private final Algorithm defaultAlgorithm;
+
+	private final Function<String, @Nullable RateLimitKeyResolver> beans;
+
+	/**
+	 * Creates a factory.
+	 * @param addresses resolves client addresses, for {@code ip} keys
+	 * @param defaultAlgorithm the algorithm of rules that name none
+	 * @param beans finds the {@link RateLimitKeyResolver} bean of a name, or returns {@code null}
+	 */
+	public RateLimitRuleFactory(ClientAddressResolver addresses, Algorithm defaultAlgorithm,
+			Function<String, @Nullable RateLimitKeyResolver> beans) {
+		this.addresses = addresses;
+		this.defaultAlgorithm = defaultAlgorithm;
+		this.beans = beans;
+	}
+
+	/**
+	 * Creates a rule that applies to requests by path and method.
+	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
+	 * @param paths Spring path patterns, at least one
+	 * @param methods HTTP methods, empty for all
+	 * @param limit permits per window
+	 * @param window the window
+	 * @param algorithm the algorithm, {@code null} for the default
+	 * @param key whose budget is charged, {@code null} for {@code ip}
+	 * @param cost permits one request takes
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException when an attribute is invalid
+	 */
+	public RateLimitRule create(String name, List<String> paths, List<String> methods, @Nullable Long limit,
+			@Nullable Duration window, @Nullable Algorithm algorithm, @Nullable String key, long cost) {
+		checkName(name);
+		if (paths.isEmpty()) {
+			throw new InvalidRateLimitRuleException(name, "paths", paths,
+					"a rule needs at least one path pattern, for example /api/**");
+		}
+		List<PathPattern> patterns = new ArrayList<>();
+		for (String path : paths) {
+			patterns.add(parsePath(name, path));
+		}
+		return build(name, patterns, methods(name, methods), limit, window, algorithm, key, cost);
+	}
+
+	/**
+	 * Returns the rules of the {@link RateLimited} annotations on a handler method and its class, in
+	 * that order: class-level first.
+	 * @param method the handler method
+	 * @param beanType the class of the handler bean
+	 * @return the rules, empty when neither is annotated
+	 * @throws InvalidRateLimitRuleException when an annotation is invalid
+	 */
+	public List<RateLimitRule> forHandler(Method method, Class<?> beanType) {
+		List<RateLimitRule> rules = new ArrayList<>();
+		String className = sanitize(beanType.getSimpleName());
+		String methodName = className + "." + sanitize(method.getName());
+		try {
+			int index = 0;
+			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(beanType,
+					RateLimited.class)) {
+				rules.add(fromAnnotation(annotation, defaultName(className, ++index)));
+			}
+			index = 0;
+			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
+					RateLimited.class)) {
+				rules.add(fromAnnotation(annotation, defaultName(methodName, ++index)));
+			}
+		}
+		catch (InvalidRateLimitRuleException ex) {
+			throw new InvalidRateLimitRuleException(ex.getRule() + " (@RateLimited on " + beanType.getName() + "."
+					+ method.getName() + "())", ex.getAttribute(), ex.getValue(), ex.getReason());
+		}
+		return rules;
+	}
+
+	private RateLimitRule fromAnnotation(RateLimited annotation, String defaultName) {
+		String name = annotation.name().isEmpty() ? defaultName : annotation.name();
+		checkName(name);
+		Duration window;
+		try {
+			window = DurationStyle.detectAndParse(annotation.window());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(name, "window", annotation.window(),
+					"not a duration; use a form such as 500ms, 30s, 1m, 1h or PT1M");
+		}
+		Algorithm algorithm = annotation.algorithm().isEmpty() ? null
+				: parseAlgorithm(name, annotation.algorithm());
+		return build(name, List.of(), Set.of(), annotation.limit(), window, algorithm, annotation.key(),
+				annotation.cost());
+	}
+
+	/**
+	 * Parses an algorithm name as properties write it ({@code sliding-window-log}) or as the enum
+	 * constant ({@code SLIDING_WINDOW_LOG}).
+	 * @param rule the rule's name, for the error
+	 * @param text the name
+	 * @return the algorithm
+	 * @throws InvalidRateLimitRuleException when no algorithm has that name
+	 */
+	public static Algorithm parseAlgorithm(String rule, String text) {
+		String normalized = text.strip().toUpperCase(Locale.ROOT).replace('-', '_');
+		for (Algorithm algorithm : Algorithm.values()) {
+			if (algorithm.name().equals(normalized)) {
+				return algorithm;
+			}
+		}
+		throw new InvalidRateLimitRuleException(rule, "algorithm", text, "use one of " + algorithmNames());
+	}
+
+	private static String algorithmNames() {
+		List<String> names = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			names.add(algorithmName(algorithm));
+		}
+		return String.join(", ", names);
+	}
+
+	/**
+	 * Returns an algorithm's name as properties write it, for example {@code sliding-window-log}.
+	 * @param algorithm the algorithm
+	 * @return the name
+	 */
+	public static String algorithmName(Algorithm algorithm) {
+		return algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
+	private static String format(Duration duration) {
+		return (duration.toMillis() % 1000 == 0 && duration.getNano() % 1_000_000 == 0)
+				? duration.getSeconds() + "s" : duration.toMillis() + "ms";
+	}
+
+	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods, @Nullable Long limit,
+			@Nullable Duration window, @Nullable Algorithm algorithm, @Nullable String key, long cost) {
+		if (limit == null) {
+			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
+		}
+		if (limit < 1) {
+			throw new InvalidRateLimitRuleException(name, "limit", limit, "it must be at least 1");
+		}
+		if (window == null) {
+			throw new InvalidRateLimitRuleException(name, "window", null, "set it to the window length, for example 1m");
+		}
+		if (window.compareTo(RateLimit.MIN_WINDOW) < 0) {
+			throw new InvalidRateLimitRuleException(name, "window", format(window), "it must be at least 1ms");
+		}
+		if (cost < 1) {
+			throw new InvalidRateLimitRuleException(name, "cost", cost, "it must be at least 1");
+		}
+		if (cost > limit) {
+			throw new InvalidRateLimitRuleException(name, "cost", cost,
+					"it must not exceed the limit of " + limit + ", or no request could ever pass");
+		}
+		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
+		RateLimitKeyResolver resolver = keyResolver(name, keySpec);
+		return new RateLimitRule(name, List.copyOf(patterns), methods, RateLimit.of(limit, window),
+				(algorithm != null) ? algorithm : this.defaultAlgorithm, keySpec, resolver, cost);
+	}
+
+	private RateLimitKeyResolver keyResolver(String rule, String spec) {
+		int colon = spec.indexOf(':');
+		String kind = (colon < 0) ? spec : spec.substring(0, colon);
+		String argument = (colon < 0) ? null : spec.substring(colon + 1).strip();
+		if (argument == null) {
+			switch (kind) {
+				case "ip":
+					return this.addresses;
+				case "principal":
+					return (request) -> (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName()
+							: null;
+				default:
+					throw new InvalidRateLimitRuleException(rule, "key", spec, KEY_FORMS);
+			}
+		}
+		if (argument.isEmpty()) {
+			throw new InvalidRateLimitRuleException(rule, "key", spec, "name the " + kind + " after the ':'; " + KEY_FORMS);
+		}
+		switch (kind) {
+			case "header":
+				return (request) -> request.getHeader(argument);
+			case "param":
+				return (request) -> request.getParameter(argument);
+			case "bean":
+				RateLimitKeyResolver bean = this.beans.apply(argument);
+				if (bean == null) {
+					throw new InvalidRateLimitRuleException(rule, "key", spec, "there is no bean named '" + argument
+							+ "' implementing " + RateLimitKeyResolver.class.getName() + "; declare one or fix the name");
+				}
+				return bean;
+			default:
+				throw new InvalidRateLimitRuleException(rule, "key", spec, KEY_FORMS);
+		}
+	}
+
+	private static void checkName(String name) {
+		if (!NAME.matcher(name).matches()) {
+			throw new InvalidRateLimitRuleException(name, "name", name,
+					"use 1 to 100 letters, digits, '.', '_' or '-'");
+		}
+	}
+
+	private static PathPattern parsePath(String rule, String path) {
+		try {
+			return PathPatternParser.defaultInstance.parse(path.strip());
+		}
+		catch (PatternParseException ex) {
+			throw new InvalidRateLimitRuleException(rule, "paths", path,
+					ex.toDetailedString().replace('\n', ' ') + "; use Spring path patterns such as /api/**");
+		}
+	}
+
+	private static Set<String> methods(String rule, List<String> methods) {
+		Set<String> result = new LinkedHashSet<>();
+		for (String method : methods) {
+			String upper = method.strip().toUpperCase(Locale.ROOT);
+			if (!METHODS.contains(upper)) {
+				throw new InvalidRateLimitRuleException(rule, "methods", method,
+						"use HTTP methods such as GET, POST, PUT, PATCH, DELETE");
+			}
+			result.add(upper);
+		}
+		return Set.copyOf(result);
+	}
+
+	private static String defaultName(String base, int index) {
+		return (index == 1) ? base : base + "-" + index;
+	}
+
+	private static String sanitize(String javaName) {
+		String cleaned = javaName.replaceAll("[^A-Za-z0-9._-]", "_");
+		return (cleaned.length() > 48) ? cleaned.substring(0, 48) : cleaned;
+	}
+
+}

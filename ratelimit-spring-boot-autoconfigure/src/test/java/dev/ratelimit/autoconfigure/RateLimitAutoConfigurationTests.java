@@ -1,0 +1,106 @@
+package dev.ratelimit.autoconfigure;
+
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.SlidingWindowRateLimiter;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
+			AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class));
+
+	@Test
+	void registersALimiterPerAlgorithmWithTheSeedKeysByDefault() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(FixedWindowRateLimiter.class)
+				.hasSingleBean(SlidingWindowRateLimiter.class)
+				.hasSingleBean(RateLimitProperties.class);
+			assertThat(context.getBeansOfType(RateLimiter.class)).hasSize(2);
+			assertThat(context.getBean(FixedWindowRateLimiter.class).redisKey("a")).isEqualTo("rate:fixed:a");
+			assertThat(context.getBean(SlidingWindowRateLimiter.class).redisKey("a")).isEqualTo("rate:sliding:a");
+		});
+	}
+
+	@Test
+	void usesTheConfiguredKeyPrefix() {
+		this.runner.withPropertyValues("ratelimit.key-prefix=shop")
+			.run((context) -> assertThat(context.getBean(FixedWindowRateLimiter.class).redisKey("a"))
+				.isEqualTo("shop:fixed:a"));
+	}
+
+	@Test
+	void refusesAKeyPrefixWithSpaces() {
+		this.runner.withPropertyValues("ratelimit.key-prefix=my shop").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.key-prefix")
+				.hasMessageContaining("my shop");
+		});
+	}
+
+	@Test
+	void registersNothingWhenDisabled() {
+		this.runner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(RateLimiter.class);
+			assertThat(context).doesNotHaveBean(RateLimitProperties.class);
+		});
+	}
+
+	@Test
+	void registersNothingWithoutARedisConnectionFactory() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimiter.class));
+	}
+
+	@Test
+	void backsOffWhenSpringDataRedisIsNotOnTheClassPath() {
+		this.runner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimiter.class));
+	}
+
+	@Test
+	void letsTheApplicationsOwnLimiterBeansWin() {
+		this.runner.withUserConfiguration(UserLimiters.class).run((context) -> {
+			assertThat(context).hasSingleBean(FixedWindowRateLimiter.class)
+				.hasSingleBean(SlidingWindowRateLimiter.class);
+			assertThat(context.getBean(FixedWindowRateLimiter.class)).isSameAs(context.getBean("myFixed"));
+			assertThat(context.getBean(SlidingWindowRateLimiter.class)).isSameAs(context.getBean("mySliding"));
+		});
+	}
+
+	@Test
+	void runsItsLimitersThroughTheApplicationsStringRedisTemplate() {
+		this.runner.run((context) -> assertThat(context.getBean(FixedWindowRateLimiter.class))
+			.extracting("redisTemplate")
+			.isSameAs(context.getBean(StringRedisTemplate.class)));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserLimiters {
+
+		@Bean
+		FixedWindowRateLimiter myFixed(StringRedisTemplate template) {
+			return new FixedWindowRateLimiter(template, "mine", null);
+		}
+
+		@Bean
+		SlidingWindowRateLimiter mySliding(StringRedisTemplate template) {
+			return new SlidingWindowRateLimiter(template, "mine", null);
+		}
+
+	}
+
+}

@@ -1,0 +1,234 @@
+package dev.ratelimit.autoconfigure;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimited;
+import dev.ratelimit.web.servlet.ClientAddressResolver;
+import dev.ratelimit.web.servlet.RateLimitInterceptor;
+import dev.ratelimit.web.servlet.RateLimitKeyResolver;
+import dev.ratelimit.web.servlet.RateLimitRule;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.HandlerInterceptor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitWebMvcAutoConfigurationTests {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class));
+
+	@Test
+	void registersTheInterceptorWithTheConfiguredRules() {
+		this.runner
+			.withPropertyValues("ratelimit.rules.api.paths=/api/**,/v2/**", "ratelimit.rules.api.methods=get,POST",
+					"ratelimit.rules.api.limit=100", "ratelimit.rules.api.window=1m",
+					"ratelimit.rules.api.algorithm=sliding-window-log", "ratelimit.rules.api.key=header:X-Api-Key",
+					"ratelimit.rules.api.cost=2", "ratelimit.rules.login.paths=/login",
+					"ratelimit.rules.login.limit=5", "ratelimit.rules.login.window=30s")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimitInterceptor.class)
+					.hasSingleBean(RateLimitWebMvcConfigurer.class);
+				assertThat(context.getBean(RateLimitInterceptor.class).getRules()).hasSize(2);
+				RateLimitRule api = context.getBean(RateLimitInterceptor.class).getRules().get(0);
+				assertThat(api.name()).isEqualTo("api");
+				assertThat(api.paths()).hasSize(2);
+				assertThat(api.methods()).containsExactlyInAnyOrder("GET", "POST");
+				assertThat(api.limit().limit()).isEqualTo(100);
+				assertThat(api.limit().window()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(api.algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
+				assertThat(api.key()).isEqualTo("header:X-Api-Key");
+				assertThat(api.cost()).isEqualTo(2);
+				RateLimitRule login = context.getBean(RateLimitInterceptor.class).getRules().get(1);
+				assertThat(login.algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+				assertThat(login.key()).isEqualTo("ip");
+				assertThat(login.methods()).isEmpty();
+			});
+	}
+
+	@Test
+	void appliesTheDefaultAlgorithmToRulesThatNameNone() {
+		this.runner
+			.withPropertyValues("ratelimit.default-algorithm=sliding-window-log", "ratelimit.rules.a.paths=/a",
+					"ratelimit.rules.a.limit=1", "ratelimit.rules.a.window=1s")
+			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules().get(0).algorithm())
+				.isEqualTo(Algorithm.SLIDING_WINDOW_LOG));
+	}
+
+	@Test
+	void registersNothingWhenDisabled() {
+		this.runner.withPropertyValues("ratelimit.enabled=false", "ratelimit.rules.a.paths=/a")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RateLimitInterceptor.class)
+				.doesNotHaveBean(RateLimitWebMvcConfigurer.class));
+	}
+
+	@Test
+	void backsOffInANonWebApplication() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitInterceptor.class));
+	}
+
+	@Test
+	void backsOffInAReactiveApplication() {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitInterceptor.class));
+	}
+
+	@Test
+	void backsOffWithoutSpringMvcOnTheClassPath() {
+		this.runner.withClassLoader(new FilteredClassLoader(HandlerInterceptor.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitInterceptor.class));
+	}
+
+	@Test
+	void letsTheApplicationsOwnBeansWin() {
+		ClientAddressResolver resolver = new ClientAddressResolver(java.util.List.of());
+		this.runner.withBean("myResolver", ClientAddressResolver.class, () -> resolver)
+			.run((context) -> assertThat(context.getBean(ClientAddressResolver.class)).isSameAs(resolver));
+	}
+
+	@Test
+	void resolvesABeanKeyToTheApplicationsResolver() {
+		this.runner.withUserConfiguration(TenantResolverConfiguration.class)
+			.withPropertyValues("ratelimit.rules.t.paths=/t", "ratelimit.rules.t.limit=1",
+					"ratelimit.rules.t.window=1s", "ratelimit.rules.t.key=bean:tenantResolver")
+			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules().get(0).keyResolver())
+				.isSameAs(context.getBean("tenantResolver")));
+	}
+
+	@ParameterizedTest(name = "{0}={1}")
+	@CsvSource(delimiter = '|', textBlock = """
+			ratelimit.rules.bad.limit        | 0                  | must be at least 1
+			ratelimit.rules.bad.limit        | -5                 | must be at least 1
+			ratelimit.rules.bad.window       | 0s                 | at least 1ms
+			ratelimit.rules.bad.window       | -1s                | at least 1ms
+			ratelimit.rules.bad.cost         | 0                  | must be at least 1
+			ratelimit.rules.bad.cost         | 11                 | must not exceed the limit of 10
+			ratelimit.rules.bad.key          | cookie:session     | use ip, header:<Name>, param:<name>, principal or bean:<name>
+			ratelimit.rules.bad.key          | header:            | name the header after the ':'
+			ratelimit.rules.bad.key          | bean:nobody        | there is no bean named 'nobody'
+			ratelimit.rules.bad.methods      | FETCH              | use HTTP methods such as GET
+			ratelimit.rules.bad.paths        | /api/**/x/**       | use Spring path patterns
+			ratelimit.trusted-proxies[0]     | 10.0.0.0/33        | invalid prefix length
+			ratelimit.trusted-proxies[0]     | proxy.example.com  | not an IP address or CIDR block
+			""")
+	void refusesToStartWithABadPropertyAndNamesIt(String property, String value, String reason) {
+		this.runner
+			.withPropertyValues("ratelimit.rules.bad.paths=/bad", "ratelimit.rules.bad.limit=10",
+					"ratelimit.rules.bad.window=1m", property + "=" + value)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("Property " + property + " with value '" + value + "' is invalid")
+					.hasMessageContaining(reason);
+			});
+	}
+
+	@Test
+	void refusesToStartWithARuleWithoutPaths() {
+		this.runner.withPropertyValues("ratelimit.rules.bad.limit=10", "ratelimit.rules.bad.window=1m")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.rules.bad.paths")
+				.hasMessageContaining("at least one path pattern"));
+	}
+
+	@Test
+	void refusesToStartWithARuleWithoutLimitOrWindow() {
+		this.runner.withPropertyValues("ratelimit.rules.bad.paths=/x", "ratelimit.rules.bad.window=1m")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.rules.bad.limit")
+				.hasMessageContaining("set it to the permits per window"));
+		this.runner.withPropertyValues("ratelimit.rules.bad.paths=/x", "ratelimit.rules.bad.limit=1")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.rules.bad.window")
+				.hasMessageContaining("set it to the window length"));
+	}
+
+	@Test
+	void refusesToStartWithAnUnknownAlgorithmAndListsTheKnownOnes() {
+		this.runner
+			.withPropertyValues("ratelimit.rules.bad.paths=/x", "ratelimit.rules.bad.limit=1",
+					"ratelimit.rules.bad.window=1m", "ratelimit.rules.bad.algorithm=leaky-bucket")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure())
+					.hasStackTraceContaining("Failed to bind properties under 'ratelimit.rules.bad.algorithm'")
+					.hasStackTraceContaining("leaky-bucket");
+			});
+	}
+
+	@Test
+	void refusesToStartWithRulesButNoRedis() {
+		new WebApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
+			.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.limit=1",
+					"ratelimit.rules.api.window=1m")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.rules.api.algorithm")
+				.hasMessageContaining("with value 'fixed-window'")
+				.hasMessageContaining("need a RedisConnectionFactory")
+				.hasMessageContaining("spring-boot-starter-data-redis"));
+	}
+
+	@Test
+	void refusesToStartWithABadAnnotationAndExplainsWhere() {
+		this.runner
+			.withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class,
+					WebMvcAutoConfiguration.class))
+			.withUserConfiguration(BadlyAnnotatedController.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("BadlyAnnotatedController.hello()")
+					.contains("window '0s'");
+				assertThat(analysis.getAction()).contains("at least 1ms");
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TenantResolverConfiguration {
+
+		@Bean
+		RateLimitKeyResolver tenantResolver() {
+			return (request) -> request.getHeader("X-Tenant");
+		}
+
+	}
+
+	@RestController
+	static class BadlyAnnotatedController {
+
+		@GetMapping("/hello")
+		@RateLimited(limit = 5, window = "0s")
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+}
