@@ -1,0 +1,91 @@
+package dev.ratelimit.web.servlet;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletRequest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class ClientAddressResolverTests {
+
+	private final ClientAddressResolver resolver = new ClientAddressResolver(
+			List.of(CidrBlock.parse("10.0.0.0/8"), CidrBlock.parse("2001:db8:ffff::/48")));
+
+	@Test
+	void takesTheRemoteAddressOfAnUntrustedPeerWhateverItsHeadersSay() {
+		MockHttpServletRequest request = request("198.51.100.4");
+		request.addHeader("X-Forwarded-For", "203.0.113.1");
+		request.addHeader("Forwarded", "for=203.0.113.2");
+		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.4");
+	}
+
+	@Test
+	void takesTheRightMostUntrustedAddressBehindTrustedProxies() {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "1.1.1.1, 203.0.113.7, 10.9.9.9");
+		assertThat(this.resolver.resolve(request)).isEqualTo("203.0.113.7");
+	}
+
+	@Test
+	void readsEveryXForwardedForHeaderLineInOrder() {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "203.0.113.7");
+		request.addHeader("X-Forwarded-For", "203.0.113.8");
+		assertThat(this.resolver.resolve(request)).isEqualTo("203.0.113.8");
+	}
+
+	@Test
+	void readsForwardedWhenXForwardedForIsAbsent() {
+		MockHttpServletRequest request = request("2001:db8:ffff::1");
+		request.addHeader("Forwarded", "for=192.0.2.60;proto=http;by=203.0.113.43, for=\"[2001:db8:ffff::9]:80\"");
+		assertThat(this.resolver.resolve(request)).isEqualTo("192.0.2.60");
+	}
+
+	@Test
+	void takesTheLeftMostAddressWhenEveryHopIsTrusted() {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "10.0.0.3, 10.0.0.2");
+		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.3");
+	}
+
+	@Test
+	void fallsBackToTheRemoteAddressForMalformedValues() {
+		for (String value : List.of("evil", "203.0.113.1, <script>", "999.1.1.1", "", "example.com",
+				"1.1.1.1,".repeat(40))) {
+			MockHttpServletRequest request = request("10.0.0.1");
+			request.addHeader("X-Forwarded-For", value);
+			assertThat(this.resolver.resolve(request)).as(value).isEqualTo("10.0.0.1");
+		}
+		MockHttpServletRequest forwarded = request("10.0.0.1");
+		forwarded.addHeader("Forwarded", "proto=https");
+		assertThat(this.resolver.resolve(forwarded)).isEqualTo("10.0.0.1");
+	}
+
+	@Test
+	void parsesCidrBlocksAndRefusesNamesAndBadPrefixes() {
+		assertThat(CidrBlock.parse("192.168.0.0/16").contains(CidrBlock.parseAddress("192.168.44.1"))).isTrue();
+		assertThat(CidrBlock.parse("192.168.0.0/16").contains(CidrBlock.parseAddress("192.169.0.1"))).isFalse();
+		assertThat(CidrBlock.parse("0.0.0.0/0").contains(CidrBlock.parseAddress("8.8.8.8"))).isTrue();
+		assertThat(CidrBlock.parse("127.0.0.1").contains(CidrBlock.parseAddress("127.0.0.2"))).isFalse();
+		assertThat(CidrBlock.parse("::1/128").contains(CidrBlock.parseAddress("::1"))).isTrue();
+		assertThat(CidrBlock.parse("10.0.0.0/8").contains(CidrBlock.parseAddress("::1"))).isFalse();
+		assertThatIllegalArgumentException().isThrownBy(() -> CidrBlock.parse("localhost"))
+			.withMessageContaining("not an IP address or CIDR block");
+		assertThatIllegalArgumentException().isThrownBy(() -> CidrBlock.parse("10.0.0.0/33"))
+			.withMessageContaining("use 0 to 32");
+		assertThatIllegalArgumentException().isThrownBy(() -> CidrBlock.parse("::/129"))
+			.withMessageContaining("use 0 to 128");
+		assertThatIllegalArgumentException().isThrownBy(() -> CidrBlock.parse("10.0.0.0/x"))
+			.withMessageContaining("invalid prefix length");
+	}
+
+	private static MockHttpServletRequest request(String remoteAddress) {
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/");
+		request.setRemoteAddr(remoteAddress);
+		return request;
+	}
+
+}
