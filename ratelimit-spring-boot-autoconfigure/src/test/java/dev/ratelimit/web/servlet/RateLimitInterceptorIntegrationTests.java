@@ -10,10 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.get;
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.send;
@@ -40,27 +36,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.rules.narrow.limit=1", "ratelimit.rules.narrow.window=1m",
 				"ratelimit.rules.costly.paths=/costly", "ratelimit.rules.costly.limit=5",
 				"ratelimit.rules.costly.window=1m", "ratelimit.rules.costly.cost=2" })
-class RateLimitInterceptorIntegrationTests {
-
-	private static String prefix;
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private StringRedisTemplate redis;
+class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 
 	@Autowired
 	private RateLimitTestApplication.Endpoints endpoints;
 
-	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) {
-		prefix = RateLimitTestApplication.register(registry);
-	}
-
 	@BeforeEach
-	void freshBudgets() {
-		RateLimitTestApplication.deleteKeys(this.redis, prefix);
+	void resetCounter() {
 		this.endpoints.itemsServed.set(0);
 	}
 
@@ -185,7 +167,7 @@ class RateLimitInterceptorIntegrationTests {
 		assertThat(get(this.port, "/sliding").statusCode()).isEqualTo(200);
 		assertThat(get(this.port, "/sliding").statusCode()).isEqualTo(200);
 		assertThat(get(this.port, "/sliding").statusCode()).isEqualTo(429);
-		assertThat(this.redis.keys(prefix + ":sliding:*")).hasSize(1);
+		assertThat(this.redis.keys(this.prefix + ":sliding:*")).hasSize(1);
 	}
 
 	@Test

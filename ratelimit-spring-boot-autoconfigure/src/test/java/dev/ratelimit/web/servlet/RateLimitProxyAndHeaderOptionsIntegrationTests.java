@@ -2,16 +2,10 @@ package dev.ratelimit.web.servlet;
 
 import java.net.http.HttpResponse;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.get;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,25 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "ratelimit.trusted-proxies=127.0.0.0/8,10.0.0.0/8", "ratelimit.headers.enabled=false",
 				"ratelimit.headers.legacy=true", "ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.limit=2",
 				"ratelimit.rules.api.window=1m" })
-class RateLimitProxyAndHeaderOptionsIntegrationTests {
-
-	private static String prefix;
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private StringRedisTemplate redis;
-
-	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) {
-		prefix = RateLimitTestApplication.register(registry);
-	}
-
-	@BeforeEach
-	void freshBudgets() {
-		RateLimitTestApplication.deleteKeys(this.redis, prefix);
-	}
+class RateLimitProxyAndHeaderOptionsIntegrationTests extends RedisBackedWebTests {
 
 	@Test
 	void chargesTheForwardedClientOfATrustedProxy() throws Exception {
@@ -49,24 +25,24 @@ class RateLimitProxyAndHeaderOptionsIntegrationTests {
 		assertThat(get(this.port, "/api/items", "X-Forwarded-For", "203.0.113.1").statusCode()).isEqualTo(200);
 		assertThat(get(this.port, "/api/items", "X-Forwarded-For", "203.0.113.1").statusCode()).isEqualTo(429);
 		assertThat(get(this.port, "/api/items", "X-Forwarded-For", "203.0.113.2").statusCode()).isEqualTo(200);
-		assertThat(this.redis.hasKey(prefix + ":fixed:api:ip:203.0.113.1")).isTrue();
+		assertThat(this.redis.hasKey(this.prefix + ":fixed:api:ip:203.0.113.1")).isTrue();
 	}
 
 	@Test
 	void takesTheRightMostAddressThatIsNotATrustedProxy() throws Exception {
 		// the left-most entry is whatever the client sent; the proxies appended the rest
 		get(this.port, "/api/items", "X-Forwarded-For", "6.6.6.6, 203.0.113.9, 10.1.2.3");
-		assertThat(this.redis.hasKey(prefix + ":fixed:api:ip:203.0.113.9")).isTrue();
-		assertThat(this.redis.hasKey(prefix + ":fixed:api:ip:6.6.6.6")).isFalse();
+		assertThat(this.redis.hasKey(this.prefix + ":fixed:api:ip:203.0.113.9")).isTrue();
+		assertThat(this.redis.hasKey(this.prefix + ":fixed:api:ip:6.6.6.6")).isFalse();
 		get(this.port, "/api/items", "Forwarded", "for=\"[2001:db8::17]:4711\";proto=https");
-		assertThat(this.redis.hasKey(prefix + ":fixed:api:ip:2001:db8:0:0:0:0:0:17")).isTrue();
+		assertThat(this.redis.hasKey(this.prefix + ":fixed:api:ip:2001:db8:0:0:0:0:0:17")).isTrue();
 	}
 
 	@Test
 	void fallsBackToTheRemoteAddressForAMalformedHeader() throws Exception {
 		get(this.port, "/api/items", "X-Forwarded-For", "203.0.113.1, not-an-address");
-		assertThat(this.redis.hasKey(prefix + ":fixed:api:ip:127.0.0.1")).isTrue();
-		assertThat(this.redis.keys(prefix + ":*")).hasSize(1);
+		assertThat(this.redis.hasKey(this.prefix + ":fixed:api:ip:127.0.0.1")).isTrue();
+		assertThat(this.redis.keys(this.prefix + ":*")).hasSize(1);
 	}
 
 	@Test

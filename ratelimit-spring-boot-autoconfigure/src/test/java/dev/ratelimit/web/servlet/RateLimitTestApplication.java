@@ -42,11 +42,10 @@ class RateLimitTestApplication {
 	 * Points the application at the test Redis, with a key prefix of its own so that test runs never
 	 * share budgets.
 	 */
-	static String register(DynamicPropertyRegistry registry) {
+	static void register(DynamicPropertyRegistry registry) {
 		String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
 		registry.add("ratelimit.key-prefix", () -> prefix);
-		return prefix;
 	}
 
 	/**
