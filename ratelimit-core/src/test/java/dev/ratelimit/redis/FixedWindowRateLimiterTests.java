@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.data.redis.core.StringRedisTemplate;

@@ -125,6 +125,22 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return {@code true} when it answered {@code +PONG}
 	 */
 	public static boolean ping(String host, int port) {
+		return "+PONG".equals(pingReply(host, port));
+	}
+
+	/**
+	 * Returns whether a Redis server listens at {@code host:port}: it answers {@code PING} within a
+	 * second, with {@code +PONG} or with an error such as {@code -NOAUTH} when it wants a password.
+	 * @param host the host
+	 * @param port the port
+	 * @return {@code true} when a Redis server answered
+	 */
+	public static boolean answers(String host, int port) {
+		String reply = pingReply(host, port);
+		return reply.startsWith("+") || reply.startsWith("-");
+	}
+
+	private static String pingReply(String host, int port) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(host, port), 1000);
 			socket.setSoTimeout(1000);
@@ -132,11 +148,10 @@ public final class RedisServerProcess implements AutoCloseable {
 			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
 			out.flush();
 			InputStream in = socket.getInputStream();
-			byte[] reply = in.readNBytes(5);
-			return "+PONG".equals(new String(reply, StandardCharsets.US_ASCII));
+			return new String(in.readNBytes(5), StandardCharsets.US_ASCII);
 		}
 		catch (IOException ex) {
-			return false;
+			return "";
 		}
 	}
 

@@ -1,0 +1,45 @@
+package dev.ratelimit.sample;
+
+import java.time.Instant;
+import java.util.Map;
+
+import dev.ratelimit.RateLimited;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The sample's endpoints; which limit applies to each is set in {@code application.properties} or by
+ * {@link RateLimited}.
+ */
+@RestController
+class SampleController {
+
+	/** Limited by the {@code greeting} rule: per client address. */
+	@GetMapping("/api/greeting")
+	Map<String, String> greeting() {
+		return Map.of("message", "Hello from a rate-limited endpoint");
+	}
+
+	/** Limited by the {@code partner} rule: per API key. */
+	@GetMapping("/api/partner/quote")
+	Map<String, String> quote(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
+		return Map.of("quote", "Limits are budgets, not walls.", "apiKey", (apiKey != null) ? apiKey : "(none)");
+	}
+
+	/** Limited by its annotation. */
+	@GetMapping("/reports")
+	@RateLimited(limit = 2, window = "30s", name = "reports")
+	Map<String, String> reports() {
+		return Map.of("report", "monthly", "status", "generated");
+	}
+
+	/** Limited by the rule named like the algorithm in the path. */
+	@GetMapping("/algorithms/{algorithm}")
+	Map<String, String> algorithm(@PathVariable String algorithm) {
+		return Map.of("algorithm", algorithm, "servedAt", Instant.now().toString());
+	}
+
+}

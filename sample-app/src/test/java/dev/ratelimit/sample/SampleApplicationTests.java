@@ -1,0 +1,195 @@
+package dev.ratelimit.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.SlidingWindowRateLimiter;
+import dev.ratelimit.testsupport.MutableClock;
+import dev.ratelimit.testsupport.RedisTestServer;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's curl scenarios against the sample application, with the test Redis and a clock the
+ * test moves, so that the README cannot drift from the behaviour.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class SampleApplicationTests {
+
+	private static final HttpClient http = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private StringRedisTemplate redis;
+
+	@Autowired
+	private MutableClock clock;
+
+	@Value("${ratelimit.key-prefix}")
+	private String prefix;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
+		registry.add("ratelimit.key-prefix", () -> "sample-" + UUID.randomUUID().toString().substring(0, 8));
+	}
+
+	@BeforeEach
+	void freshBudgets() {
+		var keys = this.redis.keys(this.prefix + ":*");
+		if (!keys.isEmpty()) {
+			this.redis.delete(keys);
+		}
+	}
+
+	@Test
+	void greetingAllowsFivePerMinuteThenAnswers429() throws Exception {
+		for (int remaining = 4; remaining >= 0; remaining--) {
+			HttpResponse<String> response = get("/api/greeting");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("{\"message\":\"Hello from a rate-limited endpoint\"}");
+			assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"greeting\";q=5;w=60");
+			assertThat(response.headers().firstValue("RateLimit")).hasValue("\"greeting\";r=" + remaining + ";t=60");
+		}
+		this.clock.advance(Duration.ofSeconds(18));
+		HttpResponse<String> rejected = get("/api/greeting");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("42");
+		assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"greeting\";r=0;t=42");
+		assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(rejected.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+				+ "\"detail\":\"Rate limit 'greeting' of 5 per minute exceeded; retry after 42 seconds.\","
+				+ "\"instance\":\"/api/greeting\",\"violatedPolicies\":[\"greeting\"]}");
+		this.clock.advance(Duration.ofSeconds(42));
+		assertThat(get("/api/greeting").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void eachApiKeyHasItsOwnBudget() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/api/partner/quote", "X-Api-Key", "key-a").statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> rejected = get("/api/partner/quote", "X-Api-Key", "key-a");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		HttpResponse<String> other = get("/api/partner/quote", "X-Api-Key", "key-b");
+		assertThat(other.statusCode()).isEqualTo(200);
+		assertThat(other.headers().firstValue("RateLimit")).hasValue("\"partner\";r=2;t=60");
+		assertThat((String) JsonPath.read(other.body(), "$.apiKey")).isEqualTo("key-b");
+	}
+
+	@Test
+	void annotatedReportsAllowTwoPerThirtySeconds() throws Exception {
+		assertThat(get("/reports").headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=2;w=30");
+		assertThat(get("/reports").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = get("/reports");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("30");
+	}
+
+	@Test
+	void loginAttemptsAreLimitedPerUserNameByTheInjectedLimiter() throws Exception {
+		for (int remaining = 2; remaining >= 0; remaining--) {
+			HttpResponse<String> attempt = post("/login?username=ann");
+			assertThat(attempt.statusCode()).isEqualTo(200);
+			assertThat(attempt.body()).isEqualTo("{\"username\":\"ann\",\"allowed\":true,\"limit\":3,\"remaining\":"
+					+ remaining + ",\"retryAfterSeconds\":0,\"resetAfterSeconds\":300}");
+		}
+		HttpResponse<String> refused = post("/login?username=ann");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.body()).isEqualTo("{\"username\":\"ann\",\"allowed\":false,\"limit\":3,\"remaining\":0,"
+				+ "\"retryAfterSeconds\":300,\"resetAfterSeconds\":300}");
+		assertThat(post("/login?username=bob").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void fixedWindowLetsABurstThroughAtItsBoundaryAndSlidingWindowDoesNot() throws Exception {
+		assertThat(boundaryBurst("/algorithms/fixed-window")).containsExactly(200, 200, 200, 200, 200, 200, 200, 200,
+				200, 200);
+		assertThat(boundaryBurst("/algorithms/sliding-window-log")).containsExactly(200, 200, 200, 200, 200, 200, 429,
+				429, 429, 429);
+	}
+
+	/**
+	 * One request, nine seconds later four more, one second later five more: ten requests, nine of
+	 * them within one second.
+	 */
+	private List<Integer> boundaryBurst(String path) throws Exception {
+		List<Integer> statuses = new ArrayList<>();
+		statuses.add(get(path).statusCode());
+		this.clock.advance(Duration.ofSeconds(9));
+		for (int i = 0; i < 4; i++) {
+			statuses.add(get(path).statusCode());
+		}
+		this.clock.advance(Duration.ofSeconds(1));
+		for (int i = 0; i < 5; i++) {
+			statuses.add(get(path).statusCode());
+		}
+		return statuses;
+	}
+
+	private HttpResponse<String> get(String path, String... headers) throws Exception {
+		return send("GET", path, headers);
+	}
+
+	private HttpResponse<String> post(String path) throws Exception {
+		return send("POST", path);
+	}
+
+	private HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.method(method, HttpRequest.BodyPublishers.noBody());
+		if (headers.length > 0) {
+			request.headers(headers);
+		}
+		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class TestClock {
+
+		@Bean
+		MutableClock testClock() {
+			return new MutableClock(Instant.now());
+		}
+
+		@Bean
+		FixedWindowRateLimiter testFixedWindowRateLimiter(StringRedisTemplate redis, RateLimitProperties properties,
+				MutableClock clock) {
+			return new FixedWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
+		}
+
+		@Bean
+		SlidingWindowRateLimiter testSlidingWindowRateLimiter(StringRedisTemplate redis,
+				RateLimitProperties properties, MutableClock clock) {
+			return new SlidingWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
+		}
+
+	}
+
+}
