@@ -24,7 +24,12 @@ local function int(x)
   return string.format('%.0f', x)
 end
 
-local state = redis.call('HMGET', key, 's', 'n')
+local state = redis.pcall('HMGET', key, 's', 'n')
+if state.err then
+  -- a key of another type (the seed's plain counter, say) would fail every call: start afresh
+  redis.call('DEL', key)
+  state = {false, false}
+end
 local start = tonumber(state[1])
 local count = tonumber(state[2])
 if not start or not count or now >= start + window then
@@ -45,4 +50,5 @@ end
 if redis.call('PTTL', key) < 0 then
   redis.call('PEXPIRE', key, ttl_ms)
 end
-return {0, limit - count, reset_after, reset_after}
+-- a smaller limit than the one the key was filled under can leave count above limit
+return {0, math.max(limit - count, 0), reset_after, reset_after}

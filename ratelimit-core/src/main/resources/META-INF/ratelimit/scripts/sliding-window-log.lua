@@ -24,7 +24,11 @@ local function int(x)
   return string.format('%.0f', x)
 end
 
-redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
+local removed = redis.pcall('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
+if type(removed) == 'table' and removed.err then
+  -- a key of another type would fail every call: start afresh
+  redis.call('DEL', key)
+end
 local count = redis.call('ZCARD', key)
 local allowed = count + permits <= limit
 
@@ -56,4 +60,5 @@ local retry_after = tonumber(blocking[2]) + window - now
 if redis.call('PTTL', key) < 0 then
   redis.call('PEXPIRE', key, ttl_ms)
 end
-return {0, limit - count, retry_after, reset_after}
+-- a smaller limit than the one the key was filled under can leave count above limit
+return {0, math.max(limit - count, 0), retry_after, reset_after}

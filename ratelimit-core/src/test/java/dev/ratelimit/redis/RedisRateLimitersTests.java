@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Named;
@@ -44,6 +48,9 @@ class RedisRateLimitersTests {
 
 	private static final int THREADS = 50;
 
+	/** Keys of this run only, even on a Redis that other runs share. */
+	private static final String PREFIX = "test-" + UUID.randomUUID().toString().substring(0, 8);
+
 	private static ExecutorService pool;
 
 	@BeforeAll
@@ -59,9 +66,9 @@ class RedisRateLimitersTests {
 	static Stream<Arguments> limiters() {
 		return Stream.of(
 				Arguments.of(Named.<BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter>>of("fixed window",
-						(template, clock) -> new FixedWindowRateLimiter(template, "rate", clock))),
+						(template, clock) -> new FixedWindowRateLimiter(template, PREFIX, clock))),
 				Arguments.of(Named.<BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter>>of(
-						"sliding window log", (template, clock) -> new SlidingWindowRateLimiter(template, "rate", clock))));
+						"sliding window log", (template, clock) -> new SlidingWindowRateLimiter(template, PREFIX, clock))));
 	}
 
 	@ParameterizedTest
@@ -111,13 +118,76 @@ class RedisRateLimitersTests {
 	void readsTheTimeFromTheRedisServerByDefault(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
 		String key = "time-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(1, Duration.ofHours(1));
+		// the slow log records every command with its arguments: the script must be sent no time of ours
+		RedisClient client = RedisClient.create(RedisTestServer.shared().url());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			RedisCommands<String, String> commands = connection.sync();
+			String threshold = commands.configGet("slowlog-log-slower-than").get("slowlog-log-slower-than");
+			commands.configSet("slowlog-log-slower-than", "0");
+			try {
+				commands.slowlogReset();
+				RateLimitDecision decision = factory.apply(redis, null).tryAcquire(key, limit);
+				assertThat(decision.resetAfter()).isEqualTo(Duration.ofHours(1));
+				List<String> scriptCall = commands.slowlogGet(128)
+					.stream()
+					.map((entry) -> arguments((List<?>) entry))
+					.filter((arguments) -> arguments.get(0).toUpperCase(Locale.ROOT).startsWith("EVAL"))
+					.findFirst()
+					.orElseThrow();
+				// EVALSHA sha numkeys key now limit window permits
+				assertThat(scriptCall.get(0)).isEqualToIgnoringCase("EVALSHA");
+				assertThat(scriptCall.get(3)).isEqualTo(factory.apply(redis, null).redisKey(key));
+				assertThat(scriptCall.get(4)).isEmpty();
+				assertThat(scriptCall.get(5)).isEqualTo("1");
+			}
+			finally {
+				commands.configSet("slowlog-log-slower-than", threshold);
+			}
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void sendsTheTimeOfAGivenClock(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		String key = "clock-" + UUID.randomUUID();
+		RateLimit limit = RateLimit.of(1, Duration.ofHours(1));
 		// an instance whose clock is a day behind takes the only permit for what it thinks is its hour
 		Clock dayBehind = Clock.offset(Clock.systemUTC(), Duration.ofDays(-1));
 		assertThat(factory.apply(redis, dayBehind).tryAcquire(key, limit).allowed()).isTrue();
-		// the default limiter ignores its own clock: that permit lies a day ago on the server, so it is free
-		RateLimitDecision decision = factory.apply(redis, null).tryAcquire(key, limit);
+		assertThat(factory.apply(redis, dayBehind).tryAcquire(key, limit).allowed()).isFalse();
+		// on the server's time that permit lies a day ago
+		assertThat(factory.apply(redis, null).tryAcquire(key, limit).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void rejectsWithNoRemainingWhenTheKeyWasFilledUnderALargerLimit(
+			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		String key = "lowered-" + UUID.randomUUID();
+		for (int i = 0; i < 50; i++) {
+			limiter.tryAcquire(key, RateLimit.of(100, Duration.ofMinutes(1)));
+		}
+		RateLimitDecision decision = limiter.tryAcquire(key, RateLimit.of(10, Duration.ofMinutes(1)));
+		assertThat(decision.allowed()).isFalse();
+		assertThat(decision.remaining()).isZero();
+		assertThat(decision.retryAfter()).isPositive();
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void replacesAKeyOfAnotherTypeSuchAsTheSeedsCounter(
+			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		String key = "seed-" + UUID.randomUUID();
+		redis.opsForValue().set(limiter.redisKey(key), "5");
+		RateLimitDecision decision = limiter.tryAcquire(key, RateLimit.of(3, Duration.ofMinutes(1)));
 		assertThat(decision.allowed()).isTrue();
-		assertThat(decision.resetAfter()).isEqualTo(Duration.ofHours(1));
+		assertThat(decision.remaining()).isEqualTo(2);
+		assertThat(redis.getExpire(limiter.redisKey(key))).isPositive();
 	}
 
 	@ParameterizedTest
@@ -184,6 +254,8 @@ class RedisRateLimitersTests {
 				.withMessageContaining("permits must not exceed the limit of 3");
 			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(0, Duration.ofSeconds(1)))
 				.withMessageContaining("limit must be at least 1");
+			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(Long.MAX_VALUE, Duration.ofSeconds(1)))
+				.withMessageContaining("limit must be at most 2^53");
 			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(1, Duration.ZERO))
 				.withMessageContaining("window must be at least 1ms");
 			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(1, Duration.ofSeconds(-1)))
@@ -194,6 +266,11 @@ class RedisRateLimitersTests {
 		finally {
 			unreachable.destroy();
 		}
+	}
+
+	private static List<String> arguments(List<?> slowlogEntry) {
+		// an entry is id, time, duration, arguments, ...
+		return ((List<?>) slowlogEntry.get(3)).stream().map(String::valueOf).toList();
 	}
 
 	private static long allowedCount(AbstractRedisRateLimiter limiter, String key, RateLimit limit) throws Exception {
