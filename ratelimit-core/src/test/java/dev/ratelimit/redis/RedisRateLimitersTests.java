@@ -29,6 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.RedisServerProcess;
 import dev.ratelimit.testsupport.RedisTestServer;
 
@@ -238,7 +239,7 @@ class RedisRateLimitersTests {
 		// a template whose Redis is unreachable: an argument checked after a Redis call would surface as a
 		// connection error instead
 		LettuceConnectionFactory unreachable = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServerProcess.HOST, RedisServerProcess.freePort()));
+				new RedisStandaloneConfiguration(RedisServerProcess.HOST, ClosedPort.reserve()));
 		unreachable.afterPropertiesSet();
 		StringRedisTemplate template = new StringRedisTemplate(unreachable);
 		try {

@@ -13,9 +13,9 @@ class InvalidRateLimitRuleFailureAnalyzer extends AbstractFailureAnalyzer<Invali
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, InvalidRateLimitRuleException cause) {
 		String description = "The rate-limit rule " + cause.getRule() + " is invalid: its " + cause.getAttribute()
-				+ " '" + cause.getValue() + "' is not accepted.";
-		return new FailureAnalysis(description, "Change the " + cause.getAttribute() + ": " + cause.getReason() + ".",
-				cause);
+				+ " '" + cause.getValue() + "' is not accepted: " + cause.getReason() + ".";
+		return new FailureAnalysis(description,
+				"Change the " + cause.getAttribute() + " of the rule: " + cause.getReason() + ".", cause);
 	}
 
 }

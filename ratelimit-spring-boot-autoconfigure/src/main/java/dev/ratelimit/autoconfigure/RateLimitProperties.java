@@ -10,13 +10,14 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.web.servlet.ForwardedHeader;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Configuration properties for rate limiting.
  */
-@ConfigurationProperties("ratelimit")
+@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
 public class RateLimitProperties {
 
 	/**
@@ -43,6 +44,11 @@ public class RateLimitProperties {
 	 * Proxies, as IP addresses or CIDR blocks, whose X-Forwarded-For and Forwarded headers are believed.
 	 */
 	private List<String> trustedProxies = new ArrayList<>();
+
+	/**
+	 * The header the trusted proxies write the client address in; the other one is never read.
+	 */
+	private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
 
 	private final Headers headers = new Headers();
 
@@ -89,6 +95,14 @@ public class RateLimitProperties {
 
 	public void setTrustedProxies(List<String> trustedProxies) {
 		this.trustedProxies = trustedProxies;
+	}
+
+	public ForwardedHeader getForwardedHeader() {
+		return this.forwardedHeader;
+	}
+
+	public void setForwardedHeader(ForwardedHeader forwardedHeader) {
+		this.forwardedHeader = forwardedHeader;
 	}
 
 	public Headers getHeaders() {

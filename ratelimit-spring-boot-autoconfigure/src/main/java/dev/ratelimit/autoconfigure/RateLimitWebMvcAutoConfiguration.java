@@ -47,7 +47,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 		for (int i = 0; i < proxies.size(); i++) {
 			blocks.add(PropertyErrors.check("ratelimit.trusted-proxies[" + i + "]", proxies.get(i), CidrBlock::parse));
 		}
-		return new ClientAddressResolver(blocks);
+		return new ClientAddressResolver(blocks, properties.getForwardedHeader());
 	}
 
 	@Bean
@@ -72,6 +72,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor,
 			ListableBeanFactory beanFactory) {
 		return new RateLimitWebMvcConfigurer(interceptor, beanFactory);

@@ -1,18 +1,23 @@
 package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.web.servlet.ClientAddressResolver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
+import dev.ratelimit.web.servlet.RateLimitResponseWriter;
 import dev.ratelimit.web.servlet.RateLimitRule;
+import dev.ratelimit.web.servlet.RateLimitRuleFactory;
 
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -24,6 +29,7 @@ import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfig
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -105,9 +111,60 @@ class RateLimitWebMvcAutoConfigurationTests {
 
 	@Test
 	void letsTheApplicationsOwnBeansWin() {
-		ClientAddressResolver resolver = new ClientAddressResolver(java.util.List.of());
+		ClientAddressResolver resolver = new ClientAddressResolver(List.of());
 		this.runner.withBean("myResolver", ClientAddressResolver.class, () -> resolver)
 			.run((context) -> assertThat(context.getBean(ClientAddressResolver.class)).isSameAs(resolver));
+		RateLimitInterceptor interceptor = new RateLimitInterceptor(List.of(),
+				new RateLimitRuleFactory(resolver, Algorithm.FIXED_WINDOW, (name) -> null), List.of(), resolver,
+				new RateLimitResponseWriter(true, false), FailureMode.FAIL_OPEN);
+		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitInterceptor.class);
+			assertThat(context.getBean(RateLimitInterceptor.class)).isSameAs(interceptor);
+		});
+		RateLimitWebMvcConfigurer configurer = new RateLimitWebMvcConfigurer(interceptor,
+				new DefaultListableBeanFactory());
+		this.runner.withBean("myConfigurer", RateLimitWebMvcConfigurer.class, () -> configurer)
+			.run((context) -> assertThat(context.getBean(RateLimitWebMvcConfigurer.class)).isSameAs(configurer));
+	}
+
+	@Test
+	void readsTheForwardedHeaderTheProxiesWrite() {
+		this.runner.withPropertyValues("ratelimit.trusted-proxies=10.0.0.0/8", "ratelimit.forwarded-header=forwarded")
+			.run((context) -> {
+				MockHttpServletRequest request = new MockHttpServletRequest();
+				request.setRemoteAddr("10.0.0.1");
+				request.addHeader("X-Forwarded-For", "6.6.6.6");
+				request.addHeader("Forwarded", "for=203.0.113.7");
+				assertThat(context.getBean(ClientAddressResolver.class).resolve(request)).isEqualTo("203.0.113.7");
+			});
+	}
+
+	@Test
+	void refusesToStartWithAnUnknownProperty() {
+		this.runner.withPropertyValues("ratelimit.rules.api.paths=/api", "ratelimit.rules.api.limt=5",
+				"ratelimit.rules.api.window=1m")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("ratelimit.rules.api.limt"));
+		this.runner.withPropertyValues("ratelimit.rules.orders.v2.paths=/v2/orders",
+				"ratelimit.rules.orders.v2.limit=5", "ratelimit.rules.orders.v2.window=1m")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("ratelimit.rules.orders.v2.paths"));
+	}
+
+	@Test
+	void refusesToStartWhenTwoRulesShareAName() {
+		this.runner
+			.withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class,
+					WebMvcAutoConfiguration.class))
+			.withUserConfiguration(ShopA.Orders.class, ShopB.Orders.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("Orders.list").contains("ShopA$Orders.list()")
+					.contains("ShopB$Orders.list()");
+				assertThat(analysis.getAction()).contains("give each its own name");
+			});
 	}
 
 	@Test
@@ -121,8 +178,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 
 	@ParameterizedTest(name = "{0}={1}")
 	@CsvSource(delimiter = '|', textBlock = """
-			ratelimit.rules.bad.limit        | 0                  | must be at least 1
-			ratelimit.rules.bad.limit        | -5                 | must be at least 1
+			ratelimit.rules.bad.limit        | 0                  | it must be from 1 to 2^53
+			ratelimit.rules.bad.limit        | -5                 | it must be from 1 to 2^53
 			ratelimit.rules.bad.window       | 0s                 | at least 1ms
 			ratelimit.rules.bad.window       | -1s                | at least 1ms
 			ratelimit.rules.bad.cost         | 0                  | must be at least 1
@@ -208,6 +265,36 @@ class RateLimitWebMvcAutoConfigurationTests {
 					.contains("window '0s'");
 				assertThat(analysis.getAction()).contains("at least 1ms");
 			});
+	}
+
+	static class ShopA {
+
+		@RestController
+		static class Orders {
+
+			@GetMapping("/a/orders")
+			@RateLimited(limit = 100, window = "1m")
+			String list() {
+				return "a";
+			}
+
+		}
+
+	}
+
+	static class ShopB {
+
+		@RestController
+		static class Orders {
+
+			@GetMapping("/b/orders")
+			@RateLimited(limit = 5, window = "1m")
+			String list() {
+				return "b";
+			}
+
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

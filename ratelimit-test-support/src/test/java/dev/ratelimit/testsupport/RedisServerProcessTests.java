@@ -5,6 +5,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RedisServerProcessTests {
 
@@ -38,6 +39,14 @@ class RedisServerProcessTests {
 		RedisTestServer server = RedisTestServer.locate(null, Optional::empty);
 		assertThat(server.host()).isEqualTo("127.0.0.1");
 		assertThat(RedisServerProcess.ping(server.host(), server.port())).isTrue();
+	}
+
+	@Test
+	void reservesPortsThatRefuseConnections() {
+		int port = ClosedPort.reserve();
+		assertThat(RedisServerProcess.answers(RedisServerProcess.HOST, port)).isFalse();
+		assertThatExceptionOfType(java.net.ConnectException.class)
+			.isThrownBy(() -> new java.net.Socket(RedisServerProcess.HOST, port).close());
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.sample;
 
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.RedisServerProcess;
 import dev.ratelimit.testsupport.RedisTestServer;
 
@@ -18,7 +19,7 @@ class EmbeddedRedisEnvironmentPostProcessorTests {
 	@Test
 	void startsARedisAndPointsTheApplicationAtItWhenNoneAnswers() {
 		MockEnvironment environment = new MockEnvironment().withProperty("spring.data.redis.url",
-				"redis://127.0.0.1:" + RedisServerProcess.freePort());
+				"redis://127.0.0.1:" + ClosedPort.reserve());
 		RedisServerProcess server = this.processor.startIfNoneAnswers(environment);
 		try {
 			assertThat(server).isNotNull();
@@ -43,7 +44,7 @@ class EmbeddedRedisEnvironmentPostProcessorTests {
 	@Test
 	void startsNothingWhenDisabled() {
 		MockEnvironment environment = new MockEnvironment().withProperty("sample.embedded-redis.enabled", "false")
-			.withProperty("spring.data.redis.port", Integer.toString(RedisServerProcess.freePort()));
+			.withProperty("spring.data.redis.port", Integer.toString(ClosedPort.reserve()));
 		assertThat(this.processor.startIfNoneAnswers(environment)).isNull();
 	}
 

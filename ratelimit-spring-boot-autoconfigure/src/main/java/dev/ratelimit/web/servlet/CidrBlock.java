@@ -14,7 +14,8 @@ public final class CidrBlock {
 
 	private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
-	private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
+	// starts with a hex digit or ':' so that the JDK parses it as a literal and never looks it up
+	private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:][0-9A-Fa-f:.]*");
 
 	private final byte[] network;
 
@@ -84,7 +85,7 @@ public final class CidrBlock {
 				}
 			}
 		}
-		else if (!IPV6.matcher(literal).matches()) {
+		else if (literal.indexOf(':') < 0 || !IPV6.matcher(literal).matches()) {
 			return null;
 		}
 		try {

@@ -7,27 +7,39 @@ import java.util.List;
 import java.util.Locale;
 
 import jakarta.servlet.http.HttpServletRequest;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Finds a request's client address: {@link HttpServletRequest#getRemoteAddr()}, unless that address
- * is a trusted proxy, in which case the right-most address of {@code X-Forwarded-For} (else
- * {@code Forwarded}) that is not itself a trusted proxy. A client outside the trusted proxies can
- * never choose its address by sending these headers; malformed values fall back to the remote
- * address.
+ * is a trusted proxy, in which case the right-most address of the forwarding header the proxies
+ * write ({@code X-Forwarded-For} or {@code Forwarded}, one of them only) that is not itself a trusted
+ * proxy. A client outside the trusted proxies can never choose its address by sending these headers;
+ * what stands left of the first untrusted hop is the client's own text and is never read, and a
+ * malformed hop among the trusted ones falls back to the remote address.
  */
 public final class ClientAddressResolver implements RateLimitKeyResolver {
 
-	private static final int MAX_HOPS = 32;
+	private static final int MAX_TRUSTED_HOPS = 32;
 
 	private final List<CidrBlock> trustedProxies;
 
+	private final ForwardedHeader header;
+
 	/**
-	 * Creates a resolver.
-	 * @param trustedProxies the proxies whose forwarding headers are believed
+	 * Creates a resolver that reads {@code X-Forwarded-For} from trusted proxies.
+	 * @param trustedProxies the proxies whose forwarding header is believed
 	 */
 	public ClientAddressResolver(List<CidrBlock> trustedProxies) {
+		this(trustedProxies, ForwardedHeader.X_FORWARDED_FOR);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param trustedProxies the proxies whose forwarding header is believed
+	 * @param header the header the proxies write
+	 */
+	public ClientAddressResolver(List<CidrBlock> trustedProxies, ForwardedHeader header) {
 		this.trustedProxies = List.copyOf(trustedProxies);
+		this.header = header;
 	}
 
 	@Override
@@ -49,14 +61,12 @@ public final class ClientAddressResolver implements RateLimitKeyResolver {
 		if (!isTrusted(remoteAddress)) {
 			return remoteAddress.getHostAddress();
 		}
-		List<String> hops = forwardedFor(request);
-		if (hops == null) {
-			return remoteAddress.getHostAddress();
-		}
+		List<String> hops = (this.header == ForwardedHeader.FORWARDED) ? forwardedHops(request)
+				: headerItems(request, "X-Forwarded-For");
 		InetAddress client = remoteAddress;
-		for (int i = hops.size() - 1; i >= 0; i--) {
-			InetAddress hop = CidrBlock.parseAddress(hops.get(i));
-			if (hop == null) {
+		for (int i = hops.size() - 1, walked = 0; i >= 0; i--, walked++) {
+			InetAddress hop = CidrBlock.parseAddress(stripPort(hops.get(i)));
+			if (hop == null || walked == MAX_TRUSTED_HOPS) {
 				return remoteAddress.getHostAddress();
 			}
 			client = hop;
@@ -76,45 +86,28 @@ public final class ClientAddressResolver implements RateLimitKeyResolver {
 		return false;
 	}
 
-	private static @Nullable List<String> forwardedFor(HttpServletRequest request) {
-		List<String> xff = headerList(request, "X-Forwarded-For");
-		if (xff != null) {
-			return xff;
-		}
-		List<String> forwarded = headerList(request, "Forwarded");
-		if (forwarded == null) {
-			return null;
-		}
+	private static List<String> forwardedHops(HttpServletRequest request) {
 		List<String> hops = new ArrayList<>();
-		for (String element : forwarded) {
-			String forValue = null;
+		for (String element : headerItems(request, "Forwarded")) {
+			String forValue = "";
 			for (String pair : element.split(";")) {
 				int eq = pair.indexOf('=');
 				if (eq > 0 && pair.substring(0, eq).strip().toLowerCase(Locale.ROOT).equals("for")) {
-					forValue = stripPort(unquote(pair.substring(eq + 1).strip()));
+					forValue = unquote(pair.substring(eq + 1).strip());
 				}
 			}
-			// an element without for= cannot be placed in the chain: distrust the whole header
-			if (forValue == null) {
-				return List.of("");
-			}
+			// an element without for= is malformed where it is read
 			hops.add(forValue);
 		}
 		return hops;
 	}
 
-	private static @Nullable List<String> headerList(HttpServletRequest request, String name) {
+	private static List<String> headerItems(HttpServletRequest request, String name) {
 		Enumeration<String> values = request.getHeaders(name);
-		if (values == null || !values.hasMoreElements()) {
-			return null;
-		}
 		List<String> items = new ArrayList<>();
-		while (values.hasMoreElements()) {
+		while (values != null && values.hasMoreElements()) {
 			for (String item : values.nextElement().split(",")) {
 				items.add(item.strip());
-				if (items.size() > MAX_HOPS) {
-					return List.of("");
-				}
 			}
 		}
 		return items;

@@ -51,6 +51,8 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 
 	private final ConcurrentMap<HandlerKey, List<RateLimitRule>> handlerRules = new ConcurrentHashMap<>();
 
+	private final ConcurrentMap<String, String> ruleSources = new ConcurrentHashMap<>();
+
 	private final AtomicBoolean available = new AtomicBoolean(true);
 
 	/**
@@ -75,7 +77,7 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		this.addresses = addresses;
 		this.responses = responses;
 		this.failureMode = failureMode;
-		this.rules.forEach(this::checkLimiter);
+		this.rules.forEach(this::register);
 	}
 
 	@Override
@@ -131,7 +133,7 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		return this.handlerRules.computeIfAbsent(new HandlerKey(handler.getMethod(), handler.getBeanType()),
 				(key) -> {
 					List<RateLimitRule> built = this.ruleFactory.forHandler(key.method(), key.beanType());
-					built.forEach(this::checkLimiter);
+					built.forEach(this::register);
 					return List.copyOf(built);
 				});
 	}
@@ -168,7 +170,13 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		return RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
 	}
 
-	private void checkLimiter(RateLimitRule rule) {
+	private void register(RateLimitRule rule) {
+		String existing = this.ruleSources.putIfAbsent(rule.name(), rule.source());
+		if (existing != null && !existing.equals(rule.source())) {
+			throw new InvalidRateLimitRuleException(rule.name() + " (" + rule.source() + ")", "name", rule.name(),
+					"it is already the name of the rule of " + existing
+							+ "; rules never share a budget, so give each its own name");
+		}
 		if (!this.limiters.containsKey(rule.algorithm())) {
 			throw new InvalidRateLimitRuleException(rule.name(), "algorithm",
 					RateLimitRuleFactory.algorithmName(rule.algorithm()),

@@ -17,15 +17,18 @@ import org.springframework.web.util.pattern.PathPattern;
  *
  * @param name the rule's name, used in headers and in Redis keys
  * @param paths the path patterns the rule applies to; empty for a rule attached to a handler
- * @param methods the HTTP methods it applies to; empty for all
+ * @param methods the HTTP methods it applies to, empty for all; {@code GET} covers {@code HEAD}, which
+ * Spring MVC serves with the same handler
  * @param limit the limit
  * @param algorithm the algorithm
  * @param key the key as configured, for example {@code header:X-Api-Key}
  * @param keyResolver resolves the key of a request
  * @param cost permits one request takes
+ * @param source where the rule is defined, for messages: {@code ratelimit.rules.<name>} or the
+ * annotated element
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, RateLimit limit,
-		Algorithm algorithm, String key, RateLimitKeyResolver keyResolver, long cost) {
+		Algorithm algorithm, String key, RateLimitKeyResolver keyResolver, long cost, String source) {
 
 	/**
 	 * Returns whether the rule applies to a request of this path and method.
@@ -34,7 +37,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 * @return {@code true} when a pattern matches and the method is among the rule's
 	 */
 	public boolean matches(PathContainer path, String method) {
-		if (!this.methods.isEmpty() && !this.methods.contains(method)) {
+		if (!this.methods.isEmpty() && !this.methods.contains(method)
+				&& !("HEAD".equals(method) && this.methods.contains("GET"))) {
 			return false;
 		}
 		for (PathPattern pattern : this.paths) {

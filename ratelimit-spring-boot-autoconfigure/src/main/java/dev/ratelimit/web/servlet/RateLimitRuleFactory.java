@@ -79,7 +79,8 @@ public final class RateLimitRuleFactory {
 		for (String path : paths) {
 			patterns.add(parsePath(name, path));
 		}
-		return build(name, patterns, methods(name, methods), limit, window, algorithm, key, cost);
+		return build(name, patterns, methods(name, methods), limit, window, algorithm, key, cost,
+				"ratelimit.rules." + name);
 	}
 
 	/**
@@ -98,12 +99,14 @@ public final class RateLimitRuleFactory {
 			int index = 0;
 			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(beanType,
 					RateLimited.class)) {
-				rules.add(fromAnnotation(annotation, defaultName(className, ++index)));
+				rules.add(fromAnnotation(annotation, defaultName(className, ++index),
+						"@RateLimited on " + beanType.getName()));
 			}
 			index = 0;
 			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
 					RateLimited.class)) {
-				rules.add(fromAnnotation(annotation, defaultName(methodName, ++index)));
+				rules.add(fromAnnotation(annotation, defaultName(methodName, ++index), "@RateLimited on "
+						+ method.getDeclaringClass().getName() + "." + method.getName() + "()"));
 			}
 		}
 		catch (InvalidRateLimitRuleException ex) {
@@ -113,7 +116,7 @@ public final class RateLimitRuleFactory {
 		return rules;
 	}
 
-	private RateLimitRule fromAnnotation(RateLimited annotation, String defaultName) {
+	private RateLimitRule fromAnnotation(RateLimited annotation, String defaultName, String source) {
 		String name = annotation.name().isEmpty() ? defaultName : annotation.name();
 		checkName(name);
 		Duration window;
@@ -127,7 +130,7 @@ public final class RateLimitRuleFactory {
 		Algorithm algorithm = annotation.algorithm().isEmpty() ? null
 				: parseAlgorithm(name, annotation.algorithm());
 		return build(name, List.of(), Set.of(), annotation.limit(), window, algorithm, annotation.key(),
-				annotation.cost());
+				annotation.cost(), source);
 	}
 
 	/**
@@ -171,12 +174,12 @@ public final class RateLimitRuleFactory {
 	}
 
 	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods, @Nullable Long limit,
-			@Nullable Duration window, @Nullable Algorithm algorithm, @Nullable String key, long cost) {
+			@Nullable Duration window, @Nullable Algorithm algorithm, @Nullable String key, long cost, String source) {
 		if (limit == null) {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
 		}
-		if (limit < 1) {
-			throw new InvalidRateLimitRuleException(name, "limit", limit, "it must be at least 1");
+		if (limit < 1 || limit > RateLimit.MAX_LIMIT) {
+			throw new InvalidRateLimitRuleException(name, "limit", limit, "it must be from 1 to 2^53");
 		}
 		if (window == null) {
 			throw new InvalidRateLimitRuleException(name, "window", null, "set it to the window length, for example 1m");
@@ -194,7 +197,7 @@ public final class RateLimitRuleFactory {
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		RateLimitKeyResolver resolver = keyResolver(name, keySpec);
 		return new RateLimitRule(name, List.copyOf(patterns), methods, RateLimit.of(limit, window),
-				(algorithm != null) ? algorithm : this.defaultAlgorithm, keySpec, resolver, cost);
+				(algorithm != null) ? algorithm : this.defaultAlgorithm, keySpec, resolver, cost, source);
 	}
 
 	private RateLimitKeyResolver keyResolver(String rule, String spec) {

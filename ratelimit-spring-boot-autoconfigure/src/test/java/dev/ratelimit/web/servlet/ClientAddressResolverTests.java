@@ -11,8 +11,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 class ClientAddressResolverTests {
 
-	private final ClientAddressResolver resolver = new ClientAddressResolver(
-			List.of(CidrBlock.parse("10.0.0.0/8"), CidrBlock.parse("2001:db8:ffff::/48")));
+	private final List<CidrBlock> trusted = List.of(CidrBlock.parse("10.0.0.0/8"),
+			CidrBlock.parse("2001:db8:ffff::/48"));
+
+	private final ClientAddressResolver resolver = new ClientAddressResolver(this.trusted);
 
 	@Test
 	void takesTheRemoteAddressOfAnUntrustedPeerWhateverItsHeadersSay() {
@@ -38,10 +40,42 @@ class ClientAddressResolverTests {
 	}
 
 	@Test
-	void readsForwardedWhenXForwardedForIsAbsent() {
+	void readsOnlyForwardedWhenTheProxiesWriteThat() {
+		ClientAddressResolver forwarded = new ClientAddressResolver(this.trusted, ForwardedHeader.FORWARDED);
 		MockHttpServletRequest request = request("2001:db8:ffff::1");
 		request.addHeader("Forwarded", "for=192.0.2.60;proto=http;by=203.0.113.43, for=\"[2001:db8:ffff::9]:80\"");
-		assertThat(this.resolver.resolve(request)).isEqualTo("192.0.2.60");
+		request.addHeader("X-Forwarded-For", "6.6.6.6");
+		assertThat(forwarded.resolve(request)).isEqualTo("192.0.2.60");
+	}
+
+	@Test
+	void neverReadsForwardedWhenTheProxiesWriteXForwardedFor() {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader("Forwarded", "for=6.6.6.6");
+		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "203.0.113.7");
+		assertThat(this.resolver.resolve(request)).isEqualTo("203.0.113.7");
+	}
+
+	@Test
+	void neverReadsWhatTheClientWroteLeftOfItsOwnAddress() {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "junk, ".repeat(40) + "203.0.113.7, 10.0.0.2");
+		assertThat(this.resolver.resolve(request)).isEqualTo("203.0.113.7");
+		ClientAddressResolver forwarded = new ClientAddressResolver(this.trusted, ForwardedHeader.FORWARDED);
+		MockHttpServletRequest withForwarded = request("10.0.0.1");
+		withForwarded.addHeader("Forwarded", "proto=https, for=203.0.113.8");
+		assertThat(forwarded.resolve(withForwarded)).isEqualTo("203.0.113.8");
+	}
+
+	@Test
+	void stripsPortsFromForwardedAddresses() {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "203.0.113.7:4711");
+		assertThat(this.resolver.resolve(request)).isEqualTo("203.0.113.7");
+		request = request("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "[2001:db8::5]:4711");
+		assertThat(this.resolver.resolve(request)).isEqualTo("2001:db8:0:0:0:0:0:5");
 	}
 
 	@Test
@@ -53,15 +87,17 @@ class ClientAddressResolverTests {
 
 	@Test
 	void fallsBackToTheRemoteAddressForMalformedValues() {
-		for (String value : List.of("evil", "203.0.113.1, <script>", "999.1.1.1", "", "example.com",
-				"1.1.1.1,".repeat(40))) {
+		// malformed where it is read: the right-most hop, or any hop a trusted proxy vouched for
+		for (String value : List.of("evil", "203.0.113.1, <script>", "999.1.1.1", "", "example.com", ".:",
+				"203.0.113.1, junk, 10.0.0.9", "10.0.0.2,".repeat(40))) {
 			MockHttpServletRequest request = request("10.0.0.1");
 			request.addHeader("X-Forwarded-For", value);
 			assertThat(this.resolver.resolve(request)).as(value).isEqualTo("10.0.0.1");
 		}
 		MockHttpServletRequest forwarded = request("10.0.0.1");
-		forwarded.addHeader("Forwarded", "proto=https");
-		assertThat(this.resolver.resolve(forwarded)).isEqualTo("10.0.0.1");
+		forwarded.addHeader("Forwarded", "for=203.0.113.8;proto=https, proto=https");
+		assertThat(new ClientAddressResolver(this.trusted, ForwardedHeader.FORWARDED).resolve(forwarded))
+			.isEqualTo("10.0.0.1");
 	}
 
 	@Test
@@ -72,6 +108,8 @@ class ClientAddressResolverTests {
 		assertThat(CidrBlock.parse("127.0.0.1").contains(CidrBlock.parseAddress("127.0.0.2"))).isFalse();
 		assertThat(CidrBlock.parse("::1/128").contains(CidrBlock.parseAddress("::1"))).isTrue();
 		assertThat(CidrBlock.parse("10.0.0.0/8").contains(CidrBlock.parseAddress("::1"))).isFalse();
+		assertThat(CidrBlock.parseAddress(".:")).isNull();
+		assertThat(CidrBlock.parseAddress(".dead:beef")).isNull();
 		assertThatIllegalArgumentException().isThrownBy(() -> CidrBlock.parse("localhost"))
 			.withMessageContaining("not an IP address or CIDR block");
 		assertThatIllegalArgumentException().isThrownBy(() -> CidrBlock.parse("10.0.0.0/33"))

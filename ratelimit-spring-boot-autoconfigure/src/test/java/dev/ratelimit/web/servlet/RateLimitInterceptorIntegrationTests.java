@@ -91,6 +91,15 @@ class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 	}
 
 	@Test
+	void countsHeadRequestsAgainstAGetRule() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(send(this.port, "HEAD", "/api/items").statusCode()).isEqualTo(200);
+		}
+		assertThat(send(this.port, "HEAD", "/api/items").statusCode()).isEqualTo(429);
+		assertThat(get(this.port, "/api/items").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void givesTwoApiKeysSeparateBudgets() throws Exception {
 		assertThat(get(this.port, "/keyed", "X-Api-Key", "key-a").statusCode()).isEqualTo(200);
 		assertThat(get(this.port, "/keyed", "X-Api-Key", "key-a").statusCode()).isEqualTo(200);

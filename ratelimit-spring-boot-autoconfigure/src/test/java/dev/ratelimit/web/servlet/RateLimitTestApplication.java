@@ -14,7 +14,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 
 import dev.ratelimit.RateLimited;
-import dev.ratelimit.testsupport.RedisServerProcess;
+import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -52,7 +52,7 @@ class RateLimitTestApplication {
 	 * Points the application at a port where no Redis listens, so that every connection is refused.
 	 */
 	static void unreachableRedis(DynamicPropertyRegistry registry) {
-		int closedPort = RedisServerProcess.freePort();
+		int closedPort = ClosedPort.reserve();
 		registry.add("spring.data.redis.url", () -> "redis://127.0.0.1:" + closedPort);
 	}
 
