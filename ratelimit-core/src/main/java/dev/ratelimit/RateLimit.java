@@ -3,14 +3,17 @@ package dev.ratelimit;
 import java.time.Duration;
 
 /**
- * A limit of {@code limit} permits per {@code window}.
+ * A limit of {@code limit} permits per {@code window}; for the token bucket and GCRA, {@code burst}
+ * is how many may be taken at once (the bucket's capacity), {@code limit} by default.
  *
  * @param limit how many permits the window holds, from 1 to 2^53
  * @param window the length of the window, at least one millisecond
+ * @param burst how many permits may be taken at once, from 1 to 2^53; only the token bucket and GCRA
+ * accept a burst other than {@code limit}
  */
-public record RateLimit(long limit, Duration window) {
+public record RateLimit(long limit, Duration window, long burst) {
 
-	/** The largest limit: Redis scripts count in doubles, exact up to 2^53. */
+	/** The largest limit or burst: Redis scripts count in doubles, exact up to 2^53. */
 	public static final long MAX_LIMIT = 1L << 53;
 
 	/** The shortest window a limiter accepts. */
@@ -18,16 +21,11 @@ public record RateLimit(long limit, Duration window) {
 
 	/**
 	 * Creates a limit, checking its arguments.
-	 * @throws IllegalArgumentException when {@code limit} is below 1 or {@code window} is null or shorter
-	 * than one millisecond
+	 * @throws IllegalArgumentException when an argument is out of range
 	 */
 	public RateLimit {
-		if (limit < 1) {
-			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
-		}
-		if (limit > MAX_LIMIT) {
-			throw new IllegalArgumentException("limit must be at most 2^53 (" + MAX_LIMIT + "), but was " + limit);
-		}
+		checkRange("limit", limit);
+		checkRange("burst", burst);
 		if (window == null) {
 			throw new IllegalArgumentException("window must not be null");
 		}
@@ -37,14 +35,64 @@ public record RateLimit(long limit, Duration window) {
 	}
 
 	/**
+	 * Creates a limit whose burst is the limit.
+	 * @param limit how many permits the window holds, from 1 to 2^53
+	 * @param window the length of the window, at least one millisecond
+	 * @throws IllegalArgumentException when an argument is out of range
+	 */
+	public RateLimit(long limit, Duration window) {
+		this(limit, window, limit);
+	}
+
+	/**
 	 * Returns a limit of {@code limit} permits per {@code window}.
-	 * @param limit how many permits the window holds, at least 1
+	 * @param limit how many permits the window holds, from 1 to 2^53
 	 * @param window the length of the window, at least one millisecond
 	 * @return the limit
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
 	public static RateLimit of(long limit, Duration window) {
 		return new RateLimit(limit, window);
+	}
+
+	/**
+	 * Returns this limit with another burst, for the token bucket and GCRA.
+	 * @param burst how many permits may be taken at once, from 1 to 2^53
+	 * @return the limit
+	 * @throws IllegalArgumentException when {@code burst} is out of range
+	 */
+	public RateLimit withBurst(long burst) {
+		return new RateLimit(this.limit, this.window, burst);
+	}
+
+	/**
+	 * Returns the window as a short label: {@code 1s}, {@code 5m}, {@code 1h}, {@code 1d},
+	 * {@code 500ms}, or {@code 1500us} when not a whole number of milliseconds.
+	 * @return the label
+	 */
+	public String windowLabel() {
+		long micros = this.window.toNanos() / 1000;
+		if (micros % 1000 != 0) {
+			return micros + "us";
+		}
+		long millis = micros / 1000;
+		long[] units = { 86_400_000, 3_600_000, 60_000, 1000 };
+		String[] names = { "d", "h", "m", "s" };
+		for (int i = 0; i < units.length; i++) {
+			if (millis % units[i] == 0) {
+				return (millis / units[i]) + names[i];
+			}
+		}
+		return millis + "ms";
+	}
+
+	private static void checkRange(String name, long value) {
+		if (value < 1) {
+			throw new IllegalArgumentException(name + " must be at least 1, but was " + value);
+		}
+		if (value > MAX_LIMIT) {
+			throw new IllegalArgumentException(name + " must be at most 2^53 (" + MAX_LIMIT + "), but was " + value);
+		}
 	}
 
 }

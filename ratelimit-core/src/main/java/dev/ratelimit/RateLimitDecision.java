@@ -7,7 +7,8 @@ import java.time.Duration;
  *
  * @param allowed whether the permits were granted
  * @param limit the limit that was applied
- * @param remaining how many permits are left in the current window after this call
+ * @param remaining how many permits could be taken right after this call (for the token bucket and GCRA
+ * up to the burst)
  * @param retryAfter how long until a rejected call could succeed; zero when allowed
  * @param resetAfter how long until the key is back to its full limit
  */
@@ -20,8 +21,8 @@ public record RateLimitDecision(boolean allowed, long limit, long remaining, Dur
 	 * {@code retryAfter}
 	 */
 	public RateLimitDecision {
-		if (remaining < 0 || remaining > limit) {
-			throw new IllegalArgumentException("remaining must be between 0 and " + limit + ", but was " + remaining);
+		if (remaining < 0) {
+			throw new IllegalArgumentException("remaining must not be negative, but was " + remaining);
 		}
 		if (retryAfter == null || retryAfter.isNegative() || (allowed != retryAfter.isZero())) {
 			throw new IllegalArgumentException(

@@ -1,5 +1,7 @@
 package dev.ratelimit;
 
+import java.util.List;
+
 /**
  * Decides whether a caller identified by a key may take permits under a {@link RateLimit}.
  */
@@ -24,7 +26,24 @@ public interface RateLimiter {
 	 * @return the decision, with the figures for rate-limit headers
 	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
 	 */
-	RateLimitDecision tryAcquire(String key, RateLimit limit, long permits);
+	default RateLimitDecision tryAcquire(String key, RateLimit limit, long permits) {
+		if (limit == null) {
+			throw new IllegalArgumentException("limit must not be null");
+		}
+		return tryAcquire(key, List.of(limit), permits).get(0);
+	}
+
+	/**
+	 * Tries to take {@code permits} for {@code key} under every one of {@code limits} at once, all or
+	 * nothing: when any limit refuses, no limit is charged.
+	 * @param key whose budget is charged, any string
+	 * @param limits the limits to enforce, with distinct windows
+	 * @param permits how many permits to take, from 1 to the smallest limit (or burst)
+	 * @return one decision per limit, in order; the call was granted only if every decision allows it,
+	 * and the time until it could be granted is the longest {@code retryAfter}
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 */
+	List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits);
 
 	/**
 	 * Returns the algorithm this limiter implements.

@@ -7,7 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -77,24 +80,61 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	}
 
 	@Override
-	public RateLimitDecision tryAcquire(String key, RateLimit limit, long permits) {
+	public List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
 		if (key == null) {
 			throw new IllegalArgumentException("key must not be null");
 		}
-		if (limit == null) {
-			throw new IllegalArgumentException("limit must not be null");
+		checkLimits(limits, permits);
+		String id = RedisKeys.segment(key);
+		List<String> keys = new ArrayList<>(limits.size());
+		List<String> args = new ArrayList<>(2 + 3 * limits.size());
+		args.add((this.clock != null) ? Long.toString(micros(this.clock.instant())) : "");
+		args.add(Long.toString(permits));
+		for (RateLimit limit : limits) {
+			// one limit keeps the seed's key; several share a hash tag so that the script stays on one slot
+			keys.add((limits.size() == 1) ? this.keyPrefix + ":" + keyKind() + ":" + id
+					: this.keyPrefix + ":" + keyKind() + ":{" + id + "}:" + limit.windowLabel());
+			args.add(Long.toString(limit.limit()));
+			args.add(Long.toString(micros(limit.window())));
+			args.add(Long.toString(limit.burst()));
+		}
+		List<?> reply = this.redisTemplate.execute(this.script, keys, args.toArray());
+		return decisions(reply, limits);
+	}
+
+	private void checkLimits(List<RateLimit> limits, long permits) {
+		if (limits == null || limits.isEmpty()) {
+			throw new IllegalArgumentException("limits must hold at least one limit");
+		}
+		Set<Duration> windows = new HashSet<>();
+		for (RateLimit limit : limits) {
+			if (limit == null) {
+				throw new IllegalArgumentException("limit must not be null");
+			}
+			if (limit.burst() != limit.limit() && !acceptsBurst()) {
+				throw new IllegalArgumentException("burst applies to the token bucket and GCRA only; "
+						+ algorithm() + " takes a limit whose burst is its limit, but burst was " + limit.burst());
+			}
+			if (!windows.add(limit.window())) {
+				throw new IllegalArgumentException("limits must have distinct windows, but " + limit.window()
+						+ " appears twice");
+			}
+			if (permits > limit.burst()) {
+				throw new IllegalArgumentException("permits must not exceed the " + (acceptsBurst() ? "burst" : "limit")
+						+ " of " + limit.burst() + ", but was " + permits);
+			}
 		}
 		if (permits < 1) {
 			throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
 		}
-		if (permits > limit.limit()) {
-			throw new IllegalArgumentException(
-					"permits must not exceed the limit of " + limit.limit() + ", but was " + permits);
-		}
-		String now = (this.clock != null) ? Long.toString(micros(this.clock.instant())) : "";
-		List<?> reply = this.redisTemplate.execute(this.script, List.of(redisKey(key)), now,
-				Long.toString(limit.limit()), Long.toString(micros(limit.window())), Long.toString(permits));
-		return decision(reply, limit);
+	}
+
+	/**
+	 * Returns whether this algorithm takes a burst other than the limit.
+	 * @return {@code true} for the token bucket and GCRA
+	 */
+	protected boolean acceptsBurst() {
+		return false;
 	}
 
 	/**
@@ -111,8 +151,9 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * Returns the Redis key that holds the state of {@code id}: {@code <prefix>:<kind>:<id>}, the id as
-	 * {@link RedisKeys#segment(String)} renders it.
+	 * Returns the Redis key that holds the state of {@code id} under a single limit:
+	 * {@code <prefix>:<kind>:<id>}, the id as {@link RedisKeys#segment(String)} renders it. Under several
+	 * limits, each has {@code <prefix>:<kind>:{<id>}:<window>}.
 	 * @param id the caller's key
 	 * @return the Redis key
 	 */
@@ -129,16 +170,25 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	@Override
 	public abstract Algorithm algorithm();
 
-	private static RateLimitDecision decision(@Nullable List<?> reply, RateLimit limit) {
-		if (reply == null || reply.size() != 4) {
+	private static List<RateLimitDecision> decisions(@Nullable List<?> reply, List<RateLimit> limits) {
+		if (reply == null || reply.size() != 4 * limits.size()) {
 			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
 		}
-		boolean allowed = ((Number) reply.get(0)).longValue() == 1;
-		long remaining = ((Number) reply.get(1)).longValue();
-		Duration retryAfter = Duration.ofNanos(((Number) reply.get(2)).longValue() * 1000);
-		Duration resetAfter = Duration.ofNanos(((Number) reply.get(3)).longValue() * 1000);
-		return allowed ? RateLimitDecision.allowed(limit.limit(), remaining, resetAfter)
-				: RateLimitDecision.rejected(limit.limit(), remaining, retryAfter, resetAfter);
+		List<RateLimitDecision> decisions = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			long limit = limits.get(i).limit();
+			boolean admits = number(reply, 4 * i) == 1;
+			long remaining = number(reply, 4 * i + 1);
+			Duration retryAfter = Duration.ofNanos(number(reply, 4 * i + 2) * 1000);
+			Duration resetAfter = Duration.ofNanos(number(reply, 4 * i + 3) * 1000);
+			decisions.add(admits ? RateLimitDecision.allowed(limit, remaining, resetAfter)
+					: RateLimitDecision.rejected(limit, remaining, retryAfter, resetAfter));
+		}
+		return decisions;
+	}
+
+	private static long number(List<?> reply, int index) {
+		return ((Number) reply.get(index)).longValue();
 	}
 
 	private static long micros(Instant instant) {

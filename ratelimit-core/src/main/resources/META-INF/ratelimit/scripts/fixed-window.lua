@@ -1,54 +1,69 @@
--- Fixed window: a window opens with a key's first permit and lasts window_us; permits are counted in it.
+-- Fixed window: a key's window opens with its first permit and lasts window_us; up to limit permits
+-- are granted in it. Several limits (one key each) are checked together and charged all or nothing.
 --
--- KEYS[1]  the key's hash: field s = window start (µs since the epoch), field n = permits taken
--- ARGV[1]  now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]  limit: permits per window (>= 1)
--- ARGV[3]  window_us: window length in µs (>= 1000)
--- ARGV[4]  permits: how many this call takes (1..limit)
+-- KEYS[i]        limit i's hash: field s = window start (µs since the epoch), field n = permits taken
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
+-- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
--- Returns {allowed (1|0), remaining, retry_after_us (0 when allowed), reset_after_us}.
--- A rejected call takes nothing. Every call leaves the key with a TTL ending at its window's end.
+-- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
+-- retry_after_us (0 when it admits), reset_after_us (until the key is back to full). The call is
+-- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged.
+-- Every key written gets a TTL ending with its window; a key found without one is repaired.
 
-local key = KEYS[1]
 local now = tonumber(ARGV[1])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
-local limit = tonumber(ARGV[2])
-local window = tonumber(ARGV[3])
-local permits = tonumber(ARGV[4])
+local permits = tonumber(ARGV[2])
 
 -- integers as exact decimal strings: redis.call would format large doubles with an exponent
 local function int(x)
   return string.format('%.0f', x)
 end
 
-local state = redis.pcall('HMGET', key, 's', 'n')
-if state.err then
-  -- a key of another type (the seed's plain counter, say) would fail every call: start afresh
-  redis.call('DEL', key)
-  state = {false, false}
-end
-local start = tonumber(state[1])
-local count = tonumber(state[2])
-if not start or not count or now >= start + window then
-  start = now
-  count = 0
-end
-local reset_after = start + window - now
-local ttl_ms = math.ceil(reset_after / 1000)
-
-if count + permits <= limit then
-  count = count + permits
-  redis.call('HSET', key, 's', int(start), 'n', int(count))
-  redis.call('PEXPIRE', key, ttl_ms)
-  return {1, limit - count, 0, reset_after}
+local starts, counts, granted = {}, {}, true
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local state = redis.pcall('HMGET', KEYS[i], 's', 'n')
+  if state.err then
+    -- a key of another type (the seed's plain counter, say) would fail every call: start afresh
+    redis.call('DEL', KEYS[i])
+    state = {false, false}
+  end
+  local start, count = tonumber(state[1]), tonumber(state[2])
+  if not start or not count or now >= start + window then
+    start, count = now, 0
+  end
+  starts[i], counts[i] = start, count
+  if count + permits > limit then
+    granted = false
+  end
 end
 
--- a key left without a TTL (by hand, or by a crash elsewhere) is repaired here
-if redis.call('PTTL', key) < 0 then
-  redis.call('PEXPIRE', key, ttl_ms)
+local reply = {}
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local start, count = starts[i], counts[i]
+  local window_left = start + window - now
+  local admits = count + permits <= limit
+  if granted then
+    count = count + permits
+    redis.call('HSET', KEYS[i], 's', int(start), 'n', int(count))
+    redis.call('PEXPIRE', KEYS[i], math.ceil(window_left / 1000))
+  elseif redis.call('PTTL', KEYS[i]) == -1 then
+    -- a key without a TTL (left by hand, or by older code) is repaired, or dropped when stale
+    if count > 0 then
+      redis.call('PEXPIRE', KEYS[i], math.ceil(window_left / 1000))
+    else
+      redis.call('DEL', KEYS[i])
+    end
+  end
+  reply[4 * i - 3] = admits and 1 or 0
+  -- a limit lowered since the key filled can leave count above it
+  reply[4 * i - 2] = math.max(limit - count, 0)
+  reply[4 * i - 1] = admits and 0 or window_left
+  reply[4 * i] = (count > 0) and window_left or 0
 end
--- a smaller limit than the one the key was filled under can leave count above limit
-return {0, math.max(limit - count, 0), reset_after, reset_after}
+return reply

@@ -1,64 +1,76 @@
 -- Sliding window log: every permit is a sorted-set entry scored with its time; a call may take
--- permits while fewer than limit entries lie within the last window_us, (now - window_us, now].
+-- permits while fewer than limit entries lie within (now - window_us, now]. Several limits (one key
+-- each) are checked together and charged all or nothing.
 --
--- KEYS[1]  the key's sorted set: one member per permit, scored with its time in µs
--- ARGV[1]  now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]  limit: permits per window (>= 1)
--- ARGV[3]  window_us: window length in µs (>= 1000)
--- ARGV[4]  permits: how many this call takes (1..limit)
+-- KEYS[i]        limit i's sorted set: one member per permit, scored with its time in µs
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
+-- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
--- Returns {allowed (1|0), remaining, retry_after_us (0 when allowed), reset_after_us}.
--- A rejected call takes nothing. Every call leaves the key with a TTL that outlives its newest entry.
+-- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
+-- retry_after_us (0 when it admits), reset_after_us (until the key is back to full). The call is
+-- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged.
+-- Every key written gets a TTL that outlives its newest entry; a key found without one is repaired.
 
-local key = KEYS[1]
 local now = tonumber(ARGV[1])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
-local limit = tonumber(ARGV[2])
-local window = tonumber(ARGV[3])
-local permits = tonumber(ARGV[4])
+local permits = tonumber(ARGV[2])
 
 local function int(x)
   return string.format('%.0f', x)
 end
 
-local removed = redis.pcall('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
-if type(removed) == 'table' and removed.err then
-  -- a key of another type would fail every call: start afresh
-  redis.call('DEL', key)
+local counts, granted = {}, true
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local removed = redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', int(now - window))
+  if type(removed) == 'table' and removed.err then
+    -- a key of another type would fail every call: start afresh
+    redis.call('DEL', KEYS[i])
+  end
+  counts[i] = redis.call('ZCARD', KEYS[i])
+  if counts[i] + permits > limit then
+    granted = false
+  end
 end
-local count = redis.call('ZCARD', key)
-local allowed = count + permits <= limit
 
-if allowed then
-  -- members must be unique: calls within the same microsecond each add their own entries
-  local score = int(now)
-  local seq = count
-  for _ = 1, permits do
-    seq = seq + 1
-    while redis.call('ZADD', key, 'NX', score, score .. ':' .. seq) == 0 do
-      seq = seq + limit
+local reply = {}
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local count = counts[i]
+  local admits = count + permits <= limit
+  if granted then
+    -- members must be unique: calls within the same microsecond each add their own entries
+    local score, seq = int(now), count
+    for _ = 1, permits do
+      seq = seq + 1
+      while redis.call('ZADD', KEYS[i], 'NX', score, score .. ':' .. seq) == 0 do
+        seq = seq + limit
+      end
+    end
+    count = count + permits
+  end
+  local reset_after = 0
+  if count > 0 then
+    local newest = tonumber(redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')[2])
+    reset_after = math.max(newest + window - now, 0)
+    if granted or redis.call('PTTL', KEYS[i]) == -1 then
+      redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(reset_after / 1000), 1))
     end
   end
-  count = count + permits
+  local retry_after = 0
+  if not admits then
+    -- the call fits once the (count + permits - limit) oldest entries have left the window
+    local index = count + permits - limit - 1
+    retry_after = tonumber(redis.call('ZRANGE', KEYS[i], index, index, 'WITHSCORES')[2]) + window - now
+  end
+  reply[4 * i - 3] = admits and 1 or 0
+  -- a limit lowered since the key filled can leave count above it
+  reply[4 * i - 2] = math.max(limit - count, 0)
+  reply[4 * i - 1] = retry_after
+  reply[4 * i] = reset_after
 end
-
-local newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
-local reset_after = math.max(newest + window - now, 0)
-local ttl_ms = math.max(math.ceil(reset_after / 1000), 1)
-
-if allowed then
-  redis.call('PEXPIRE', key, ttl_ms)
-  return {1, limit - count, 0, reset_after}
-end
-
--- the call fits once the (count + permits - limit) oldest entries have left the window
-local blocking = redis.call('ZRANGE', key, count + permits - limit - 1, count + permits - limit - 1, 'WITHSCORES')
-local retry_after = tonumber(blocking[2]) + window - now
-if redis.call('PTTL', key) < 0 then
-  redis.call('PEXPIRE', key, ttl_ms)
-end
--- a smaller limit than the one the key was filled under can leave count above limit
-return {0, math.max(limit - count, 0), retry_after, reset_after}
+return reply

@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.ClosedPort;
+import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisServerProcess;
 import dev.ratelimit.testsupport.RedisTestServer;
 
@@ -65,11 +66,21 @@ class RedisRateLimitersTests {
 	}
 
 	static Stream<Arguments> limiters() {
-		return Stream.of(
-				Arguments.of(Named.<BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter>>of("fixed window",
-						(template, clock) -> new FixedWindowRateLimiter(template, PREFIX, clock))),
-				Arguments.of(Named.<BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter>>of(
-						"sliding window log", (template, clock) -> new SlidingWindowRateLimiter(template, PREFIX, clock))));
+		return Stream.concat(windowLimiters(),
+				Stream.of(limiter("token bucket", (template, clock) -> new TokenBucketRateLimiter(template, PREFIX, clock)),
+						limiter("gcra", (template, clock) -> new GcraRateLimiter(template, PREFIX, clock))));
+	}
+
+	/** The algorithms that count permits per window, where a lowered limit leaves a key over it. */
+	static Stream<Arguments> windowLimiters() {
+		return Stream.of(limiter("fixed window", (template, clock) -> new FixedWindowRateLimiter(template, PREFIX, clock)),
+				limiter("sliding window log", (template, clock) -> new SlidingWindowRateLimiter(template, PREFIX, clock)),
+				limiter("sliding window counter",
+						(template, clock) -> new SlidingWindowCounterRateLimiter(template, PREFIX, clock)));
+	}
+
+	private static Arguments limiter(String name, BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		return Arguments.of(Named.of(name, factory));
 	}
 
 	@ParameterizedTest
@@ -105,13 +116,14 @@ class RedisRateLimitersTests {
 		String key = "ttl-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(2, Duration.ofSeconds(30));
 		String redisKey = limiter.redisKey(key);
+		// no longer than the key needs to drain back to full: a window, two for the counter
 		limiter.tryAcquire(key, limit);
-		assertThat(redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(29_000L, 30_000L);
+		assertThat(redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(1L, 60_000L);
 		limiter.tryAcquire(key, limit);
 		redis.persist(redisKey);
 		assertThat(redis.getExpire(redisKey)).isEqualTo(-1);
 		assertThat(limiter.tryAcquire(key, limit).allowed()).isFalse();
-		assertThat(redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(1L, 30_000L);
+		assertThat(redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(1L, 60_000L);
 	}
 
 	@ParameterizedTest
@@ -127,8 +139,7 @@ class RedisRateLimitersTests {
 			commands.configSet("slowlog-log-slower-than", "0");
 			try {
 				commands.slowlogReset();
-				RateLimitDecision decision = factory.apply(redis, null).tryAcquire(key, limit);
-				assertThat(decision.resetAfter()).isEqualTo(Duration.ofHours(1));
+				assertThat(factory.apply(redis, null).tryAcquire(key, limit).allowed()).isTrue();
 				List<String> scriptCall = commands.slowlogGet(128)
 					.stream()
 					.map((entry) -> arguments((List<?>) entry))
@@ -164,7 +175,7 @@ class RedisRateLimitersTests {
 	}
 
 	@ParameterizedTest
-	@MethodSource("limiters")
+	@MethodSource("windowLimiters")
 	void rejectsWithNoRemainingWhenTheKeyWasFilledUnderALargerLimit(
 			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
 		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
@@ -252,7 +263,17 @@ class RedisRateLimitersTests {
 			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit, 0))
 				.withMessageContaining("permits must be at least 1");
 			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit, 4))
-				.withMessageContaining("permits must not exceed the limit of 3");
+				.withMessageMatching("permits must not exceed the (limit|burst) of 3, but was 4");
+			if (limiter.acceptsBurst()) {
+				assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit.withBurst(5), 6))
+					.withMessage("permits must not exceed the burst of 5, but was 6");
+			}
+			else {
+				assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit.withBurst(5)))
+					.withMessageContaining("burst applies to the token bucket and GCRA only");
+			}
+			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(3, Duration.ofSeconds(1)).withBurst(0))
+				.withMessage("burst must be at least 1, but was 0");
 			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(0, Duration.ofSeconds(1)))
 				.withMessageContaining("limit must be at least 1");
 			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(Long.MAX_VALUE, Duration.ofSeconds(1)))
@@ -267,6 +288,73 @@ class RedisRateLimitersTests {
 		finally {
 			unreachable.destroy();
 		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void grantsTheRejectedCallExactlyAtItsRetryAfter(
+			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		// an odd instant and window, so that nothing lines up with a whole second by chance
+		MutableClock clock = MutableClock.at("2026-05-05T10:11:12.345678Z");
+		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		String key = "exact-" + UUID.randomUUID();
+		RateLimit limit = RateLimit.of(3, Duration.ofMillis(1_001));
+		for (int round = 0; round < 5; round++) {
+			RateLimitDecision decision = limiter.tryAcquire(key, limit);
+			while (decision.allowed()) {
+				clock.advance(Duration.ofNanos(137_000));
+				decision = limiter.tryAcquire(key, limit);
+			}
+			Duration retryAfter = decision.retryAfter();
+			clock.advance(retryAfter.minusNanos(1_000));
+			assertThat(limiter.tryAcquire(key, limit).allowed()).as("1µs before retryAfter, round %d", round).isFalse();
+			clock.advance(Duration.ofNanos(1_000));
+			assertThat(limiter.tryAcquire(key, limit).allowed()).as("at retryAfter, round %d", round).isTrue();
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void chargesSeveralLimitsAllOrNothing(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		MutableClock clock = MutableClock.at("2026-01-01T00:00:00Z");
+		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		String key = "multi-" + UUID.randomUUID();
+		List<RateLimit> limits = List.of(RateLimit.of(10, Duration.ofSeconds(1)), RateLimit.of(15, Duration.ofMinutes(1)));
+		for (int i = 0; i < 10; i++) {
+			assertThat(limiter.tryAcquire(key, limits, 1)).allMatch(RateLimitDecision::allowed);
+		}
+		for (int i = 0; i < 5; i++) {
+			List<RateLimitDecision> refused = limiter.tryAcquire(key, limits, 1);
+			assertThat(refused.get(0).allowed()).isFalse();
+			// the per-minute limit admits the call but is not charged for it
+			assertThat(refused.get(1).allowed()).isTrue();
+			assertThat(refused.get(1).remaining()).isEqualTo(5);
+		}
+		clock.advance(Duration.ofSeconds(2));
+		for (int i = 0; i < 5; i++) {
+			assertThat(limiter.tryAcquire(key, limits, 1)).allMatch(RateLimitDecision::allowed);
+		}
+		for (int i = 0; i < 5; i++) {
+			List<RateLimitDecision> refused = limiter.tryAcquire(key, limits, 1);
+			assertThat(refused.get(1).allowed()).isFalse();
+			assertThat(refused.get(1).retryAfter()).isPositive();
+			assertThat(refused.get(0).allowed()).isTrue();
+			assertThat(refused.get(0).remaining()).isEqualTo(5);
+		}
+		// one slot, whichever shard it lands on: every key carries the same hash tag
+		assertThat(redis.keys(PREFIX + ":*{" + key + "}*")).hasSize(2);
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void refusesLimitsItCannotCombine(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> limiter.tryAcquire("k",
+					List.of(RateLimit.of(1, Duration.ofSeconds(1)), RateLimit.of(5, Duration.ofSeconds(1))), 1))
+			.withMessageContaining("limits must have distinct windows");
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", List.of(), 1))
+			.withMessageContaining("limits must hold at least one limit");
 	}
 
 	private static List<String> arguments(List<?> slowlogEntry) {

@@ -1,0 +1,91 @@
+-- Sliding window counter: fixed windows aligned to the epoch; a call is weighed against the current
+-- window's count plus the previous window's count scaled by the share of the previous window that
+-- still lies within the last window_us (Cloudflare's approximation). Several limits (one key each)
+-- are checked together and charged all or nothing. All weighing is in integers: counts times µs.
+--
+-- KEYS[i]        limit i's hash: field w = current window index (now / window_us), c = its count,
+--                p = the previous window's count
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
+-- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
+--
+-- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
+-- retry_after_us (0 when it admits: exactly when the call would fit), reset_after_us (until the
+-- weighted count is back to zero). The call is granted, and every limit charged, only if every limit
+-- admits it. Every key written expires when its current window has become previous and run out.
+
+local now = tonumber(ARGV[1])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+local permits = tonumber(ARGV[2])
+
+local function int(x)
+  return string.format('%.0f', x)
+end
+
+local indexes, currents, previouses, granted = {}, {}, {}, true
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local index = math.floor(now / window)
+  local state = redis.pcall('HMGET', KEYS[i], 'w', 'c', 'p')
+  if state.err then
+    redis.call('DEL', KEYS[i])
+    state = {false, false, false}
+  end
+  local stored, current, previous = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3]) or 0
+  if stored == index - 1 then
+    previous, current = current, 0
+  elseif stored ~= index then
+    previous, current = 0, 0
+  end
+  indexes[i], currents[i], previouses[i] = index, current, previous
+  local elapsed = now - index * window
+  if previous * (window - elapsed) + (current + permits) * window > limit * window then
+    granted = false
+  end
+end
+
+local reply = {}
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local index, current, previous = indexes[i], currents[i], previouses[i]
+  local elapsed = now - index * window
+  local admits = previous * (window - elapsed) + (current + permits) * window <= limit * window
+  local retry_after = 0
+  if not admits then
+    -- within this window: the previous count's weight must shrink to what is left of the limit
+    local left = limit - permits - current
+    if left >= 0 and previous > 0 then
+      local fits_at = window - math.floor(left * window / previous)
+      if fits_at < window then
+        retry_after = fits_at - elapsed
+      end
+    end
+    if retry_after == 0 then
+      -- in the next window, where this window's count is the previous one
+      local fits_at = (current > 0) and (window - math.floor((limit - permits) * window / current)) or 0
+      retry_after = (window - elapsed) + math.min(fits_at, window)
+    end
+  end
+  if granted then
+    current = current + permits
+    redis.call('HSET', KEYS[i], 'w', int(index), 'c', int(current), 'p', int(previous))
+    redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
+  elseif redis.call('PTTL', KEYS[i]) == -1 then
+    redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
+  end
+  local weighted = previous * (window - elapsed) + current * window
+  reply[4 * i - 3] = admits and 1 or 0
+  reply[4 * i - 2] = math.max(math.floor((limit * window - weighted) / window), 0)
+  reply[4 * i - 1] = retry_after
+  if current > 0 then
+    reply[4 * i] = (window - elapsed) + window
+  elseif previous > 0 then
+    reply[4 * i] = window - elapsed
+  else
+    reply[4 * i] = 0
+  end
+end
+return reply
