@@ -34,6 +34,14 @@ public enum Algorithm {
 	 * The generic cell rate algorithm: one stored time per key, the same behaviour as the token bucket.
 	 * O(1) memory per key, the least of all.
 	 */
-	GCRA
+	GCRA;
+
+	/**
+	 * Returns whether the algorithm takes a burst other than its limit.
+	 * @return {@code true} for the token bucket and GCRA
+	 */
+	public boolean acceptsBurst() {
+		return this == TOKEN_BUCKET || this == GCRA;
+	}
 
 }

@@ -19,17 +19,30 @@ import java.lang.annotation.Target;
 public @interface RateLimited {
 
 	/**
-	 * Permits per window, at least 1.
+	 * Permits per window, at least 1; 0 when the limits are given by {@link #limits()}.
 	 * @return the limit
 	 */
-	long limit();
+	long limit() default 0;
 
 	/**
 	 * The window length, as in properties: {@code "30s"}, {@code "1m"}, {@code "500ms"} or ISO-8601
-	 * ({@code "PT1H"}).
+	 * ({@code "PT1H"}); empty when the limits are given by {@link #limits()}.
 	 * @return the window
 	 */
-	String window();
+	String window() default "";
+
+	/**
+	 * For the token bucket and GCRA, how many permits may be taken at once; 0 for the limit.
+	 * @return the burst
+	 */
+	long burst() default 0;
+
+	/**
+	 * Several limits charged all or nothing, for example 10 per second and 1000 per hour, instead of
+	 * {@link #limit()} and {@link #window()}.
+	 * @return the limits
+	 */
+	Limit[] limits() default {};
 
 	/**
 	 * The algorithm, as in properties ({@code "fixed-window"}, {@code "sliding-window-log"}); empty for
@@ -57,6 +70,34 @@ public @interface RateLimited {
 	 * @return the name, or empty
 	 */
 	String name() default "";
+
+	/**
+	 * One limit of a rule with several.
+	 */
+	@Target({})
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface Limit {
+
+		/**
+		 * Permits per window, at least 1.
+		 * @return the limit
+		 */
+		long limit();
+
+		/**
+		 * The window length, such as {@code "1s"} or {@code "1h"}.
+		 * @return the window
+		 */
+		String window();
+
+		/**
+		 * For the token bucket and GCRA, how many permits may be taken at once; 0 for the limit.
+		 * @return the burst
+		 */
+		long burst() default 0;
+
+	}
 
 	/**
 	 * Holds several {@link RateLimited} annotations on one element.

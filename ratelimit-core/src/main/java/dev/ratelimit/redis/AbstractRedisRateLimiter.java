@@ -111,7 +111,7 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 			if (limit == null) {
 				throw new IllegalArgumentException("limit must not be null");
 			}
-			if (limit.burst() != limit.limit() && !acceptsBurst()) {
+			if (limit.burst() != limit.limit() && !algorithm().acceptsBurst()) {
 				throw new IllegalArgumentException("burst applies to the token bucket and GCRA only; "
 						+ algorithm() + " takes a limit whose burst is its limit, but burst was " + limit.burst());
 			}
@@ -120,21 +120,13 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 						+ " appears twice");
 			}
 			if (permits > limit.burst()) {
-				throw new IllegalArgumentException("permits must not exceed the " + (acceptsBurst() ? "burst" : "limit")
+				throw new IllegalArgumentException("permits must not exceed the " + (algorithm().acceptsBurst() ? "burst" : "limit")
 						+ " of " + limit.burst() + ", but was " + permits);
 			}
 		}
 		if (permits < 1) {
 			throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
 		}
-	}
-
-	/**
-	 * Returns whether this algorithm takes a burst other than the limit.
-	 * @return {@code true} for the token bucket and GCRA
-	 */
-	protected boolean acceptsBurst() {
-		return false;
 	}
 
 	/**

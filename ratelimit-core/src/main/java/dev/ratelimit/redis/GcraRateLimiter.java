@@ -44,11 +44,6 @@ public class GcraRateLimiter extends AbstractRedisRateLimiter {
 	}
 
 	@Override
-	protected boolean acceptsBurst() {
-		return true;
-	}
-
-	@Override
 	public Algorithm algorithm() {
 		return Algorithm.GCRA;
 	}

@@ -43,11 +43,6 @@ public class TokenBucketRateLimiter extends AbstractRedisRateLimiter {
 	}
 
 	@Override
-	protected boolean acceptsBurst() {
-		return true;
-	}
-
-	@Override
 	public Algorithm algorithm() {
 		return Algorithm.TOKEN_BUCKET;
 	}

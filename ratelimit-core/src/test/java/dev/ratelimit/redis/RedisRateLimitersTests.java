@@ -264,7 +264,7 @@ class RedisRateLimitersTests {
 				.withMessageContaining("permits must be at least 1");
 			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit, 4))
 				.withMessageMatching("permits must not exceed the (limit|burst) of 3, but was 4");
-			if (limiter.acceptsBurst()) {
+			if (limiter.algorithm().acceptsBurst()) {
 				assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit.withBurst(5), 6))
 					.withMessage("permits must not exceed the burst of 5, but was 6");
 			}

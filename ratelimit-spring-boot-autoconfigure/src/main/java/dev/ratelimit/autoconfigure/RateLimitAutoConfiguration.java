@@ -1,8 +1,11 @@
 package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
+import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -37,6 +40,27 @@ public final class RateLimitAutoConfiguration {
 	SlidingWindowRateLimiter slidingWindowRateLimiter(RedisConnectionFactory connectionFactory,
 			ObjectProvider<StringRedisTemplate> templates, RateLimitProperties properties) {
 		return new SlidingWindowRateLimiter(template(connectionFactory, templates), keyPrefix(properties), null);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SlidingWindowCounterRateLimiter slidingWindowCounterRateLimiter(RedisConnectionFactory connectionFactory,
+			ObjectProvider<StringRedisTemplate> templates, RateLimitProperties properties) {
+		return new SlidingWindowCounterRateLimiter(template(connectionFactory, templates), keyPrefix(properties), null);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TokenBucketRateLimiter tokenBucketRateLimiter(RedisConnectionFactory connectionFactory,
+			ObjectProvider<StringRedisTemplate> templates, RateLimitProperties properties) {
+		return new TokenBucketRateLimiter(template(connectionFactory, templates), keyPrefix(properties), null);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	GcraRateLimiter gcraRateLimiter(RedisConnectionFactory connectionFactory,
+			ObjectProvider<StringRedisTemplate> templates, RateLimitProperties properties) {
+		return new GcraRateLimiter(template(connectionFactory, templates), keyPrefix(properties), null);
 	}
 
 	private static StringRedisTemplate template(RedisConnectionFactory connectionFactory,

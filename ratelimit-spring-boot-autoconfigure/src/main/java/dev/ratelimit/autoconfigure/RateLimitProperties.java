@@ -176,6 +176,16 @@ public class RateLimitProperties {
 		private @Nullable Duration window;
 
 		/**
+		 * For token-bucket and gcra, how many permits may be taken at once; the limit when not set.
+		 */
+		private @Nullable Long burst;
+
+		/**
+		 * Several limits charged all or nothing, instead of limit, window and burst.
+		 */
+		private List<Limit> limits = new ArrayList<>();
+
+		/**
 		 * Algorithm of the rule; ratelimit.default-algorithm when not set.
 		 */
 		private @Nullable Algorithm algorithm;
@@ -222,6 +232,22 @@ public class RateLimitProperties {
 			this.window = window;
 		}
 
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public List<Limit> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<Limit> limits) {
+			this.limits = limits;
+		}
+
 		public @Nullable Algorithm getAlgorithm() {
 			return this.algorithm;
 		}
@@ -244,6 +270,52 @@ public class RateLimitProperties {
 
 		public void setCost(long cost) {
 			this.cost = cost;
+		}
+
+	}
+
+	/**
+	 * One limit of a rule with several.
+	 */
+	public static class Limit {
+
+		/**
+		 * Permits per window.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Length of the window.
+		 */
+		private @Nullable Duration window;
+
+		/**
+		 * For token-bucket and gcra, how many permits may be taken at once; the limit when not set.
+		 */
+		private @Nullable Long burst;
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
 		}
 
 	}

@@ -13,6 +13,7 @@ import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitResponseWriter;
 import dev.ratelimit.web.servlet.RateLimitRule;
 import dev.ratelimit.web.servlet.RateLimitRuleFactory;
+import dev.ratelimit.web.servlet.RateLimitRuleFactory.LimitDefinition;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -79,9 +80,22 @@ public final class RateLimitWebMvcAutoConfiguration {
 	}
 
 	private static RateLimitRule rule(RateLimitRuleFactory factory, String name, RateLimitProperties.Rule rule) {
+		List<LimitDefinition> limits = new ArrayList<>();
+		if (rule.getLimits().isEmpty()) {
+			limits.add(new LimitDefinition("", rule.getLimit(), rule.getWindow(), rule.getBurst()));
+		}
+		else if (rule.getLimit() != null || rule.getWindow() != null || rule.getBurst() != null) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.rules." + name + ".limits",
+					rule.getLimits().size() + " limits",
+					"give either limit, window and burst, or limits[*], not both; move the short form into limits");
+		}
+		for (int i = 0; i < rule.getLimits().size(); i++) {
+			RateLimitProperties.Limit limit = rule.getLimits().get(i);
+			limits.add(new LimitDefinition("limits[" + i + "].", limit.getLimit(), limit.getWindow(), limit.getBurst()));
+		}
 		try {
-			return factory.create(name, rule.getPaths(), rule.getMethods(), rule.getLimit(), rule.getWindow(),
-					rule.getAlgorithm(), rule.getKey(), rule.getCost());
+			return factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(), rule.getKey(),
+					rule.getCost());
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

@@ -2,9 +2,13 @@ package dev.ratelimit.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
+import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -28,7 +32,11 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasSingleBean(FixedWindowRateLimiter.class)
 				.hasSingleBean(SlidingWindowRateLimiter.class)
 				.hasSingleBean(RateLimitProperties.class);
-			assertThat(context.getBeansOfType(RateLimiter.class)).hasSize(2);
+			assertThat(context).hasSingleBean(SlidingWindowCounterRateLimiter.class)
+				.hasSingleBean(TokenBucketRateLimiter.class)
+				.hasSingleBean(GcraRateLimiter.class);
+			assertThat(context.getBeansOfType(RateLimiter.class).values()).extracting(RateLimiter::algorithm)
+				.containsExactlyInAnyOrder(Algorithm.values());
 			assertThat(context.getBean(FixedWindowRateLimiter.class).redisKey("a")).isEqualTo("rate:fixed:a");
 			assertThat(context.getBean(SlidingWindowRateLimiter.class).redisKey("a")).isEqualTo("rate:sliding:a");
 		});
@@ -78,6 +86,9 @@ class RateLimitAutoConfigurationTests {
 				.hasSingleBean(SlidingWindowRateLimiter.class);
 			assertThat(context.getBean(FixedWindowRateLimiter.class)).isSameAs(context.getBean("myFixed"));
 			assertThat(context.getBean(SlidingWindowRateLimiter.class)).isSameAs(context.getBean("mySliding"));
+			assertThat(context.getBean(SlidingWindowCounterRateLimiter.class)).isSameAs(context.getBean("myCounter"));
+			assertThat(context.getBean(TokenBucketRateLimiter.class)).isSameAs(context.getBean("myBucket"));
+			assertThat(context.getBean(GcraRateLimiter.class)).isSameAs(context.getBean("myGcra"));
 		});
 	}
 
@@ -99,6 +110,21 @@ class RateLimitAutoConfigurationTests {
 		@Bean
 		SlidingWindowRateLimiter mySliding(StringRedisTemplate template) {
 			return new SlidingWindowRateLimiter(template, "mine", null);
+		}
+
+		@Bean
+		SlidingWindowCounterRateLimiter myCounter(StringRedisTemplate template) {
+			return new SlidingWindowCounterRateLimiter(template, "mine", null);
+		}
+
+		@Bean
+		TokenBucketRateLimiter myBucket(StringRedisTemplate template) {
+			return new TokenBucketRateLimiter(template, "mine", null);
+		}
+
+		@Bean
+		GcraRateLimiter myGcra(StringRedisTemplate template) {
+			return new GcraRateLimiter(template, "mine", null);
 		}
 
 	}

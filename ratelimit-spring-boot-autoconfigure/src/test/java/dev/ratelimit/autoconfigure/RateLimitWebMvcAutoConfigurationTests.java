@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.web.servlet.ClientAddressResolver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
@@ -58,8 +59,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 				assertThat(api.name()).isEqualTo("api");
 				assertThat(api.paths()).hasSize(2);
 				assertThat(api.methods()).containsExactlyInAnyOrder("GET", "POST");
-				assertThat(api.limit().limit()).isEqualTo(100);
-				assertThat(api.limit().window()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(api.limits()).containsExactly(RateLimit.of(100, Duration.ofMinutes(1)));
 				assertThat(api.algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
 				assertThat(api.key()).isEqualTo("header:X-Api-Key");
 				assertThat(api.cost()).isEqualTo(2);
@@ -68,6 +68,56 @@ class RateLimitWebMvcAutoConfigurationTests {
 				assertThat(login.key()).isEqualTo("ip");
 				assertThat(login.methods()).isEmpty();
 			});
+	}
+
+	@Test
+	void readsSeveralLimitsAndBursts() {
+		this.runner
+			.withPropertyValues("ratelimit.rules.search.paths=/search", "ratelimit.rules.search.algorithm=token-bucket",
+					"ratelimit.rules.search.limits[0].limit=10", "ratelimit.rules.search.limits[0].window=1s",
+					"ratelimit.rules.search.limits[0].burst=20", "ratelimit.rules.search.limits[1].limit=1000",
+					"ratelimit.rules.search.limits[1].window=1h", "ratelimit.rules.gcra.paths=/g",
+					"ratelimit.rules.gcra.algorithm=gcra", "ratelimit.rules.gcra.limit=5",
+					"ratelimit.rules.gcra.window=1m", "ratelimit.rules.gcra.burst=2")
+			.run((context) -> {
+				List<RateLimitRule> rules = context.getBean(RateLimitInterceptor.class).getRules();
+				assertThat(rules.get(0).limits()).containsExactly(
+						RateLimit.of(10, Duration.ofSeconds(1)).withBurst(20), RateLimit.of(1000, Duration.ofHours(1)));
+				assertThat(rules.get(0).policyName(0)).isEqualTo("search-1s");
+				assertThat(rules.get(0).policyName(1)).isEqualTo("search-1h");
+				assertThat(rules.get(1).limits()).containsExactly(RateLimit.of(5, Duration.ofMinutes(1)).withBurst(2));
+				assertThat(rules.get(1).policyName(0)).isEqualTo("gcra");
+			});
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			ratelimit.rules.bad.limits[0].window=0s   | ratelimit.rules.bad.limits[0].window | at least 1ms
+			ratelimit.rules.bad.limits[1].window=1s   | ratelimit.rules.bad.limits[1].window | a window of its own
+			ratelimit.rules.bad.limits[1].limit=      | ratelimit.rules.bad.limits[1].limit  | set it to the permits per window
+			ratelimit.rules.bad.limits[0].burst=3     | ratelimit.rules.bad.limits[0].burst  | burst applies to token-bucket and gcra only
+			ratelimit.rules.bad.limit=5               | ratelimit.rules.bad.limits           | give either limit, window and burst, or limits[*]
+			ratelimit.rules.bad.cost=6                | ratelimit.rules.bad.cost             | must not exceed the limit of 5
+			""")
+	void refusesToStartWithBadLimits(String property, String named, String reason) {
+		this.runner
+			.withPropertyValues("ratelimit.rules.bad.paths=/bad", "ratelimit.rules.bad.limits[0].limit=5",
+					"ratelimit.rules.bad.limits[0].window=1s", "ratelimit.rules.bad.limits[1].limit=50",
+					"ratelimit.rules.bad.limits[1].window=1m", property)
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property " + named)
+				.hasMessageContaining(reason));
+	}
+
+	@Test
+	void refusesACostAboveTheBurstOfATokenBucket() {
+		this.runner
+			.withPropertyValues("ratelimit.rules.b.paths=/b", "ratelimit.rules.b.algorithm=token-bucket",
+					"ratelimit.rules.b.limit=100", "ratelimit.rules.b.window=1m", "ratelimit.rules.b.burst=4",
+					"ratelimit.rules.b.cost=5")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.rules.b.cost with value '5' is invalid")
+				.hasMessageContaining("must not exceed the burst of 4"));
 	}
 
 	@Test

@@ -1,12 +1,14 @@
 package dev.ratelimit.web.servlet;
 
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 
 /**
- * A rule applied to a request and the decision it gave.
+ * One limit applied to a request, as a policy of the rate-limit headers, and the decision it gave.
  *
- * @param rule the rule
+ * @param policy the policy name: the rule's name, with the window when the rule has several limits
+ * @param limit the limit
  * @param decision the decision
  */
-public record AppliedLimit(RateLimitRule rule, RateLimitDecision decision) {
+public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision) {
 }

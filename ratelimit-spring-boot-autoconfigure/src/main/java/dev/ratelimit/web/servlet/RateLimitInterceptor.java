@@ -95,10 +95,10 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		for (RateLimitRule rule : applicable) {
 			String keyValue = (rule.keyResolver() == this.addresses) ? clientAddress
 					: rule.keyResolver().resolveKey(request);
-			RateLimitDecision decision;
+			List<RateLimitDecision> decisions;
 			try {
-				decision = this.limiters.get(rule.algorithm())
-					.tryAcquire(rule.budgetId(keyValue, clientAddress), rule.limit(), rule.cost());
+				decisions = this.limiters.get(rule.algorithm())
+					.tryAcquire(rule.budgetId(keyValue, clientAddress), rule.limits(), rule.cost());
 				markAvailable();
 			}
 			catch (RuntimeException ex) {
@@ -110,11 +110,17 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 				}
 				continue;
 			}
-			AppliedLimit limit = new AppliedLimit(rule, decision);
-			applied.add(limit);
-			if (!decision.allowed()) {
+			List<AppliedLimit> violated = new ArrayList<>(0);
+			for (int i = 0; i < decisions.size(); i++) {
+				AppliedLimit limit = new AppliedLimit(rule.policyName(i), rule.limits().get(i), decisions.get(i));
+				applied.add(limit);
+				if (!limit.decision().allowed()) {
+					violated.add(limit);
+				}
+			}
+			if (!violated.isEmpty()) {
 				this.responses.writeHeaders(response, applied);
-				this.responses.writeRejection(request, response, limit);
+				this.responses.writeRejection(request, response, violated);
 				return false;
 			}
 		}

@@ -48,8 +48,8 @@ public final class RateLimitResponseWriter {
 			List<String> policies = new ArrayList<>();
 			List<String> states = new ArrayList<>();
 			for (AppliedLimit limit : applied) {
-				String name = "\"" + limit.rule().name() + "\"";
-				policies.add(name + ";q=" + limit.rule().limit().limit() + ";w=" + seconds(limit.rule().limit().window()));
+				String name = "\"" + limit.policy() + "\"";
+				policies.add(name + ";q=" + limit.limit().limit() + ";w=" + seconds(limit.limit().window()));
 				states.add(name + ";r=" + limit.decision().remaining() + ";t=" + seconds(limit.decision().resetAfter()));
 			}
 			response.setHeader("RateLimit-Policy", String.join(", ", policies));
@@ -59,29 +59,37 @@ public final class RateLimitResponseWriter {
 			AppliedLimit tightest = applied.stream()
 				.min(Comparator.comparingLong((AppliedLimit limit) -> limit.decision().remaining()))
 				.orElseThrow();
-			response.setHeader("X-RateLimit-Limit", Long.toString(tightest.rule().limit().limit()));
+			response.setHeader("X-RateLimit-Limit", Long.toString(tightest.limit().limit()));
 			response.setHeader("X-RateLimit-Remaining", Long.toString(tightest.decision().remaining()));
 			response.setHeader("X-RateLimit-Reset", Long.toString(seconds(tightest.decision().resetAfter())));
 		}
 	}
 
 	/**
-	 * Writes a 429 Too Many Requests problem response with {@code Retry-After}.
+	 * Writes a 429 Too Many Requests problem response with {@code Retry-After}, the longest wait among
+	 * the violated limits.
 	 * @param request the request
 	 * @param response the response
-	 * @param rejected the limit that refused the request
+	 * @param violated the limits that refused the request, at least one
 	 * @throws IOException when the body cannot be written
 	 */
-	public void writeRejection(HttpServletRequest request, HttpServletResponse response, AppliedLimit rejected)
+	public void writeRejection(HttpServletRequest request, HttpServletResponse response, List<AppliedLimit> violated)
 			throws IOException {
-		long retryAfter = Math.max(1, seconds(rejected.decision().retryAfter()));
-		RateLimitRule rule = rejected.rule();
+		Duration longest = Duration.ZERO;
+		List<String> descriptions = new ArrayList<>();
+		List<String> names = new ArrayList<>();
+		for (AppliedLimit limit : violated) {
+			longest = (limit.decision().retryAfter().compareTo(longest) > 0) ? limit.decision().retryAfter() : longest;
+			descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per "
+					+ describe(limit.limit().window()));
+			names.add(json(limit.policy()));
+		}
+		long retryAfter = Math.max(1, seconds(longest));
 		response.setHeader("Retry-After", Long.toString(retryAfter));
-		String detail = "Rate limit '" + rule.name() + "' of " + rule.limit().limit() + " per "
-				+ describe(rule.limit().window()) + " exceeded; retry after " + retryAfter
-				+ ((retryAfter == 1) ? " second." : " seconds.");
+		String detail = ((violated.size() == 1) ? "Rate limit " : "Rate limits ") + String.join(" and ", descriptions)
+				+ " exceeded; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
 		writeProblem(request, response, 429, "Too Many Requests", detail,
-				",\"violatedPolicies\":[" + json(rule.name()) + "]");
+				",\"violatedPolicies\":[" + String.join(",", names) + "]");
 	}
 
 	/**

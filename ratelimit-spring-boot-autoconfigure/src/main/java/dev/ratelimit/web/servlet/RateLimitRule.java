@@ -19,7 +19,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param paths the path patterns the rule applies to; empty for a rule attached to a handler
  * @param methods the HTTP methods it applies to, empty for all; {@code GET} covers {@code HEAD}, which
  * Spring MVC serves with the same handler
- * @param limit the limit
+ * @param limits the limits, charged all or nothing; one in the short form
  * @param algorithm the algorithm
  * @param key the key as configured, for example {@code header:X-Api-Key}
  * @param keyResolver resolves the key of a request
@@ -27,7 +27,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param source where the rule is defined, for messages: {@code ratelimit.rules.<name>} or the
  * annotated element
  */
-public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, RateLimit limit,
+public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
 		Algorithm algorithm, String key, RateLimitKeyResolver keyResolver, long cost, String source) {
 
 	/**
@@ -47,6 +47,16 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Returns the policy name of one of the rule's limits in headers and problem responses: the rule's
+	 * name when it has one limit, else the name and the window, such as {@code search-1s}.
+	 * @param index the limit's index
+	 * @return the policy name
+	 */
+	public String policyName(int index) {
+		return (this.limits.size() == 1) ? this.name : this.name + "-" + this.limits.get(index).windowLabel();
 	}
 
 	/**

@@ -60,16 +60,15 @@ public final class RateLimitRuleFactory {
 	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
 	 * @param paths Spring path patterns, at least one
 	 * @param methods HTTP methods, empty for all
-	 * @param limit permits per window
-	 * @param window the window
+	 * @param limits the rule's limits, at least one
 	 * @param algorithm the algorithm, {@code null} for the default
 	 * @param key whose budget is charged, {@code null} for {@code ip}
 	 * @param cost permits one request takes
 	 * @return the rule
 	 * @throws InvalidRateLimitRuleException when an attribute is invalid
 	 */
-	public RateLimitRule create(String name, List<String> paths, List<String> methods, @Nullable Long limit,
-			@Nullable Duration window, @Nullable Algorithm algorithm, @Nullable String key, long cost) {
+	public RateLimitRule create(String name, List<String> paths, List<String> methods, List<LimitDefinition> limits,
+			@Nullable Algorithm algorithm, @Nullable String key, long cost) {
 		checkName(name);
 		if (paths.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "paths", paths,
@@ -79,8 +78,7 @@ public final class RateLimitRuleFactory {
 		for (String path : paths) {
 			patterns.add(parsePath(name, path));
 		}
-		return build(name, patterns, methods(name, methods), limit, window, algorithm, key, cost,
-				"ratelimit.rules." + name);
+		return build(name, patterns, methods(name, methods), limits, algorithm, key, cost, "ratelimit.rules." + name);
 	}
 
 	/**
@@ -119,18 +117,37 @@ public final class RateLimitRuleFactory {
 	private RateLimitRule fromAnnotation(RateLimited annotation, String defaultName, String source) {
 		String name = annotation.name().isEmpty() ? defaultName : annotation.name();
 		checkName(name);
-		Duration window;
-		try {
-			window = DurationStyle.detectAndParse(annotation.window());
+		List<LimitDefinition> limits = new ArrayList<>();
+		if (annotation.limits().length > 0) {
+			if (annotation.limit() != 0 || !annotation.window().isEmpty() || annotation.burst() != 0) {
+				throw new InvalidRateLimitRuleException(name, "limits", annotation.limits().length + " limits",
+						"give either limit and window or limits, not both");
+			}
+			for (int i = 0; i < annotation.limits().length; i++) {
+				RateLimited.Limit limit = annotation.limits()[i];
+				String prefix = "limits[" + i + "].";
+				limits.add(new LimitDefinition(prefix, limit.limit(), window(name, prefix, limit.window()),
+						(limit.burst() != 0) ? limit.burst() : null));
+			}
 		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitRuleException(name, "window", annotation.window(),
-					"not a duration; use a form such as 500ms, 30s, 1m, 1h or PT1M");
+		else {
+			limits.add(new LimitDefinition("", (annotation.limit() != 0) ? annotation.limit() : null,
+					annotation.window().isEmpty() ? null : window(name, "", annotation.window()),
+					(annotation.burst() != 0) ? annotation.burst() : null));
 		}
 		Algorithm algorithm = annotation.algorithm().isEmpty() ? null
 				: parseAlgorithm(name, annotation.algorithm());
-		return build(name, List.of(), Set.of(), annotation.limit(), window, algorithm, annotation.key(),
-				annotation.cost(), source);
+		return build(name, List.of(), Set.of(), limits, algorithm, annotation.key(), annotation.cost(), source);
+	}
+
+	private static Duration window(String rule, String prefix, String text) {
+		try {
+			return DurationStyle.detectAndParse(text);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(rule, prefix + "window", text,
+					"not a duration; use a form such as 500ms, 30s, 1m, 1h or PT1M");
+		}
 	}
 
 	/**
@@ -173,31 +190,36 @@ public final class RateLimitRuleFactory {
 				? duration.getSeconds() + "s" : duration.toMillis() + "ms";
 	}
 
-	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods, @Nullable Long limit,
-			@Nullable Duration window, @Nullable Algorithm algorithm, @Nullable String key, long cost, String source) {
-		if (limit == null) {
+	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods,
+			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key, long cost,
+			String source) {
+		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
+		if (definitions.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
 		}
-		if (limit < 1 || limit > RateLimit.MAX_LIMIT) {
-			throw new InvalidRateLimitRuleException(name, "limit", limit, "it must be from 1 to 2^53");
-		}
-		if (window == null) {
-			throw new InvalidRateLimitRuleException(name, "window", null, "set it to the window length, for example 1m");
-		}
-		if (window.compareTo(RateLimit.MIN_WINDOW) < 0) {
-			throw new InvalidRateLimitRuleException(name, "window", format(window), "it must be at least 1ms");
+		List<RateLimit> limits = new ArrayList<>();
+		Set<Duration> windows = new LinkedHashSet<>();
+		long capacity = Long.MAX_VALUE;
+		for (LimitDefinition definition : definitions) {
+			RateLimit limit = definition.toRateLimit(name, chosen);
+			if (!windows.add(limit.window())) {
+				throw new InvalidRateLimitRuleException(name, definition.prefix() + "window", format(limit.window()),
+						"each limit of a rule needs a window of its own");
+			}
+			limits.add(limit);
+			capacity = Math.min(capacity, limit.burst());
 		}
 		if (cost < 1) {
 			throw new InvalidRateLimitRuleException(name, "cost", cost, "it must be at least 1");
 		}
-		if (cost > limit) {
-			throw new InvalidRateLimitRuleException(name, "cost", cost,
-					"it must not exceed the limit of " + limit + ", or no request could ever pass");
+		if (cost > capacity) {
+			throw new InvalidRateLimitRuleException(name, "cost", cost, "it must not exceed the "
+					+ (chosen.acceptsBurst() ? "burst" : "limit") + " of " + capacity + ", or no request could ever pass");
 		}
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		RateLimitKeyResolver resolver = keyResolver(name, keySpec);
-		return new RateLimitRule(name, List.copyOf(patterns), methods, RateLimit.of(limit, window),
-				(algorithm != null) ? algorithm : this.defaultAlgorithm, keySpec, resolver, cost, source);
+		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec, resolver,
+				cost, source);
 	}
 
 	private RateLimitKeyResolver keyResolver(String rule, String spec) {
@@ -272,6 +294,51 @@ public final class RateLimitRuleFactory {
 	private static String sanitize(String javaName) {
 		String cleaned = javaName.replaceAll("[^A-Za-z0-9._-]", "_");
 		return (cleaned.length() > 48) ? cleaned.substring(0, 48) : cleaned;
+	}
+
+	/**
+	 * One limit of a rule as configured, before it is checked.
+	 *
+	 * @param prefix how the limit's attributes are named in messages: empty for the short form
+	 * ({@code limit}, {@code window}), {@code limits[i].} for one of several
+	 * @param limit permits per window, {@code null} when not set
+	 * @param window the window, {@code null} when not set
+	 * @param burst for the token bucket and GCRA, how many may be taken at once; {@code null} for the
+	 * limit
+	 */
+	public record LimitDefinition(String prefix, @Nullable Long limit, @Nullable Duration window,
+			@Nullable Long burst) {
+
+		RateLimit toRateLimit(String rule, Algorithm algorithm) {
+			if (this.limit == null) {
+				throw new InvalidRateLimitRuleException(rule, this.prefix + "limit", null,
+						"set it to the permits per window, at least 1");
+			}
+			if (this.limit < 1 || this.limit > RateLimit.MAX_LIMIT) {
+				throw new InvalidRateLimitRuleException(rule, this.prefix + "limit", this.limit, "it must be from 1 to 2^53");
+			}
+			if (this.window == null) {
+				throw new InvalidRateLimitRuleException(rule, this.prefix + "window", null,
+						"set it to the window length, for example 1m");
+			}
+			if (this.window.compareTo(RateLimit.MIN_WINDOW) < 0) {
+				throw new InvalidRateLimitRuleException(rule, this.prefix + "window", format(this.window),
+						"it must be at least 1ms");
+			}
+			if (this.burst == null) {
+				return RateLimit.of(this.limit, this.window);
+			}
+			if (!algorithm.acceptsBurst()) {
+				throw new InvalidRateLimitRuleException(rule, this.prefix + "burst", this.burst,
+						"burst applies to token-bucket and gcra only; remove it or change the algorithm (now "
+								+ algorithmName(algorithm) + ")");
+			}
+			if (this.burst < 1 || this.burst > RateLimit.MAX_LIMIT) {
+				throw new InvalidRateLimitRuleException(rule, this.prefix + "burst", this.burst, "it must be from 1 to 2^53");
+			}
+			return RateLimit.of(this.limit, this.window).withBurst(this.burst);
+		}
+
 	}
 
 }

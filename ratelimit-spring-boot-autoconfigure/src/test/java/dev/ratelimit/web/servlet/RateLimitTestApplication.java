@@ -116,7 +116,8 @@ class RateLimitTestApplication {
 			return "created";
 		}
 
-		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/sliding", "/multi/narrow", "/costly" })
+		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/sliding", "/multi/narrow", "/costly", "/search",
+				"/both", "/bucket" })
 		String plain() {
 			return "ok";
 		}
@@ -125,6 +126,13 @@ class RateLimitTestApplication {
 		@RateLimited(limit = 2, window = "1m")
 		String annotated() {
 			return "annotated";
+		}
+
+		@GetMapping("/annotated/smooth")
+		@RateLimited(algorithm = "gcra", limits = { @RateLimited.Limit(limit = 2, window = "1s"),
+				@RateLimited.Limit(limit = 3, window = "1h") })
+		String annotatedSmooth() {
+			return "smooth";
 		}
 
 		@GetMapping("/annotated/twice")
