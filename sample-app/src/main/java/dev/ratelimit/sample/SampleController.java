@@ -29,6 +29,12 @@ class SampleController {
 		return Map.of("quote", "Limits are budgets, not walls.", "apiKey", (apiKey != null) ? apiKey : "(none)");
 	}
 
+	/** Limited by the {@code search} rule: 2 per second and 10 per minute, all or nothing. */
+	@GetMapping("/api/search")
+	Map<String, String> search() {
+		return Map.of("results", "none yet");
+	}
+
 	/** Limited by its annotation. */
 	@GetMapping("/reports")
 	@RateLimited(limit = 2, window = "30s", name = "reports")

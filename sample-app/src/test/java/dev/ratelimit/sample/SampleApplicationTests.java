@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
+import dev.ratelimit.redis.TokenBucketRateLimiter;
 import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 
@@ -57,7 +60,8 @@ class SampleApplicationTests {
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
-		registry.add("ratelimit.key-prefix", () -> "sample-" + UUID.randomUUID().toString().substring(0, 8));
+		String prefix = "sample-" + UUID.randomUUID().toString().substring(0, 8);
+		registry.add("ratelimit.key-prefix", () -> prefix);
 	}
 
 	@BeforeEach
@@ -135,6 +139,48 @@ class SampleApplicationTests {
 				429, 429, 429);
 	}
 
+	@Test
+	void searchChargesBothLimitsOrNeither() throws Exception {
+		HttpResponse<String> first = get("/api/search");
+		assertThat(first.headers().firstValue("RateLimit-Policy"))
+			.hasValue("\"search-1s\";q=2;w=1, \"search-1m\";q=10;w=60");
+		assertThat(first.headers().firstValue("RateLimit")).hasValue("\"search-1s\";r=1;t=1, \"search-1m\";r=9;t=60");
+		get("/api/search");
+		HttpResponse<String> third = get("/api/search");
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(third.headers().firstValue("RateLimit")).hasValue("\"search-1s\";r=0;t=1, \"search-1m\";r=8;t=60");
+		assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
+	}
+
+	@Test
+	void everyAlgorithmGrantsFiveQuickRequestsThenRefuses() throws Exception {
+		for (String algorithm : List.of("fixed-window", "sliding-window-log", "sliding-window-counter", "token-bucket",
+				"gcra")) {
+			List<Integer> statuses = new ArrayList<>();
+			for (int i = 0; i < 6; i++) {
+				statuses.add(get("/algorithms/" + algorithm).statusCode());
+			}
+			assertThat(statuses).as(algorithm).containsExactly(200, 200, 200, 200, 200, 429);
+		}
+	}
+
+	@Test
+	void tokenBucketAndGcraReturnOnePermitEveryTwoSeconds() throws Exception {
+		for (String algorithm : List.of("token-bucket", "gcra")) {
+			for (int i = 0; i < 5; i++) {
+				get("/algorithms/" + algorithm);
+			}
+			HttpResponse<String> refused = get("/algorithms/" + algorithm);
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("Retry-After")).as(algorithm).hasValue("2");
+		}
+		this.clock.advance(Duration.ofSeconds(2));
+		for (String algorithm : List.of("token-bucket", "gcra")) {
+			assertThat(get("/algorithms/" + algorithm).statusCode()).as(algorithm).isEqualTo(200);
+			assertThat(get("/algorithms/" + algorithm).statusCode()).as(algorithm).isEqualTo(429);
+		}
+	}
+
 	/**
 	 * One request, nine seconds later four more, one second later five more: ten requests, nine of
 	 * them within one second.
@@ -175,7 +221,9 @@ class SampleApplicationTests {
 
 		@Bean
 		MutableClock testClock() {
-			return new MutableClock(Instant.now());
+			// the start of a 10-second window, so that the sliding window counter's windows line up the same
+			// way on every run
+			return new MutableClock(Instant.ofEpochSecond(Instant.now().getEpochSecond() / 10 * 10));
 		}
 
 		@Bean
@@ -188,6 +236,24 @@ class SampleApplicationTests {
 		SlidingWindowRateLimiter testSlidingWindowRateLimiter(StringRedisTemplate redis,
 				RateLimitProperties properties, MutableClock clock) {
 			return new SlidingWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
+		}
+
+		@Bean
+		SlidingWindowCounterRateLimiter testSlidingWindowCounterRateLimiter(StringRedisTemplate redis,
+				RateLimitProperties properties, MutableClock clock) {
+			return new SlidingWindowCounterRateLimiter(redis, properties.getKeyPrefix(), clock);
+		}
+
+		@Bean
+		TokenBucketRateLimiter testTokenBucketRateLimiter(StringRedisTemplate redis, RateLimitProperties properties,
+				MutableClock clock) {
+			return new TokenBucketRateLimiter(redis, properties.getKeyPrefix(), clock);
+		}
+
+		@Bean
+		GcraRateLimiter testGcraRateLimiter(StringRedisTemplate redis, RateLimitProperties properties,
+				MutableClock clock) {
+			return new GcraRateLimiter(redis, properties.getKeyPrefix(), clock);
 		}
 
 	}
