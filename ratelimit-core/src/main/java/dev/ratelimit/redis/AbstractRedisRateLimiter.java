@@ -15,17 +15,19 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterUnavailableException;
 
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Base of the Redis rate limiters: checks arguments, builds the key, and runs the algorithm's Lua
+ * Base of the Redis rate limiters: checks arguments, builds the keys, and runs the algorithm's Lua
  * script in one {@code EVALSHA} round trip. Time comes from the Redis server unless a {@link Clock}
- * is given.
+ * is given. When Redis cannot decide (down, too slow, or its circuit breaker open), the fallback
+ * decides, or the call fails with {@link RateLimiterUnavailableException}.
  */
 public abstract class AbstractRedisRateLimiter implements RateLimiter {
 
@@ -34,30 +36,21 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 
 	private static final String SCRIPT_LOCATION = "META-INF/ratelimit/scripts/";
 
-	private final StringRedisTemplate redisTemplate;
-
 	private final RedisScript<List> script;
 
-	private final String keyPrefix;
-
-	private final @Nullable Clock clock;
+	private final RedisRateLimiterSettings settings;
 
 	/**
 	 * Creates a limiter.
-	 * @param redisTemplate the template to run scripts with
 	 * @param script the algorithm's script, from {@link #loadScript(String)}
-	 * @param keyPrefix the first segment of every key
-	 * @param clock the time source, or {@code null} to use the Redis server's {@code TIME}
+	 * @param settings how to reach Redis and what to do when it cannot decide
 	 */
-	protected AbstractRedisRateLimiter(StringRedisTemplate redisTemplate, RedisScript<List> script, String keyPrefix,
-			@Nullable Clock clock) {
-		if (redisTemplate == null) {
-			throw new IllegalArgumentException("redisTemplate must not be null");
+	protected AbstractRedisRateLimiter(RedisScript<List> script, RedisRateLimiterSettings settings) {
+		if (settings == null) {
+			throw new IllegalArgumentException("settings must not be null");
 		}
-		this.redisTemplate = redisTemplate;
 		this.script = script;
-		this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
-		this.clock = clock;
+		this.settings = settings;
 	}
 
 	/**
@@ -85,21 +78,56 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 			throw new IllegalArgumentException("key must not be null");
 		}
 		checkLimits(limits, permits);
+		CircuitBreaker breaker = this.settings.circuitBreaker();
+		if (breaker != null && !breaker.tryAcquirePermission()) {
+			return unavailable(key, limits, permits, null);
+		}
 		String id = RedisKeys.segment(key);
 		List<String> keys = new ArrayList<>(limits.size());
 		List<String> args = new ArrayList<>(2 + 3 * limits.size());
-		args.add((this.clock != null) ? Long.toString(micros(this.clock.instant())) : "");
+		Clock clock = this.settings.clock();
+		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
 		args.add(Long.toString(permits));
 		for (RateLimit limit : limits) {
 			// one limit keeps the seed's key; several share a hash tag so that the script stays on one slot
-			keys.add((limits.size() == 1) ? this.keyPrefix + ":" + keyKind() + ":" + id
-					: this.keyPrefix + ":" + keyKind() + ":{" + id + "}:" + limit.windowLabel());
+			keys.add((limits.size() == 1) ? this.settings.keyPrefix() + ":" + keyKind() + ":" + id
+					: this.settings.keyPrefix() + ":" + keyKind() + ":{" + id + "}:" + limit.windowLabel());
 			args.add(Long.toString(limit.limit()));
 			args.add(Long.toString(micros(limit.window())));
 			args.add(Long.toString(limit.burst()));
 		}
-		List<?> reply = this.redisTemplate.execute(this.script, keys, args.toArray());
-		return decisions(reply, limits);
+		List<RateLimitDecision> decisions;
+		try {
+			decisions = decisions(this.settings.runner().run(this.script, keys, args), limits);
+		}
+		catch (RuntimeException ex) {
+			if (breaker != null) {
+				breaker.onFailure(ex);
+			}
+			return unavailable(key, limits, permits, ex);
+		}
+		if (breaker != null) {
+			breaker.onSuccess();
+		}
+		return decisions;
+	}
+
+	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,
+			@Nullable RuntimeException cause) {
+		RateLimiter fallback = this.settings.fallback();
+		if (fallback != null) {
+			return fallback.tryAcquire(keyKind() + ":" + key, limits, permits);
+		}
+		throw new RateLimiterUnavailableException((cause != null) ? "Redis could not decide: " + cause
+				: "Redis is not called while its circuit breaker is open", cause);
+	}
+
+	/**
+	 * Returns the settings this limiter runs with.
+	 * @return the settings
+	 */
+	public RedisRateLimiterSettings settings() {
+		return this.settings;
 	}
 
 	private void checkLimits(List<RateLimit> limits, long permits) {
@@ -150,7 +178,7 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	 * @return the Redis key
 	 */
 	public String redisKey(String id) {
-		return this.keyPrefix + ":" + keyKind() + ":" + RedisKeys.segment(id);
+		return this.settings.keyPrefix() + ":" + keyKind() + ":" + RedisKeys.segment(id);
 	}
 
 	/**

@@ -34,7 +34,15 @@ public class TokenBucketRateLimiter extends AbstractRedisRateLimiter {
 	 * @param clock the time source, or {@code null} to use the Redis server's {@code TIME}
 	 */
 	public TokenBucketRateLimiter(StringRedisTemplate redisTemplate, String keyPrefix, @Nullable Clock clock) {
-		super(redisTemplate, SCRIPT, keyPrefix, clock);
+		this(RedisRateLimiterSettings.of(redisTemplate, keyPrefix, clock));
+	}
+
+	/**
+	 * Creates a limiter with settings of its own: a runner with a timeout, a circuit breaker, a fallback.
+	 * @param settings how to reach Redis and what to do when it cannot decide
+	 */
+	public TokenBucketRateLimiter(RedisRateLimiterSettings settings) {
+		super(SCRIPT, settings);
 	}
 
 	@Override

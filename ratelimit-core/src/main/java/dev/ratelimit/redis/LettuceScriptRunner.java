@@ -1,0 +1,180 @@
+package dev.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs scripts through Lettuce's asynchronous API and never waits longer than a timeout of its own,
+ * whatever the client's command timeout and whether Redis is down, refusing connections or silently
+ * not answering. The connection is opened in the background: no caller ever waits for a connect
+ * beyond the timeout. Standalone, Sentinel and Cluster connections alike.
+ */
+public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseable {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final long timeoutNanos;
+
+	private final Duration timeout;
+
+	private volatile @Nullable CompletableFuture<Connected> connection;
+
+	/**
+	 * Creates a runner and starts connecting in the background.
+	 * @param connectionFactory the application's Lettuce connection factory
+	 * @param timeout how long a script may take, connecting included; positive
+	 */
+	public LettuceScriptRunner(LettuceConnectionFactory connectionFactory, Duration timeout) {
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive, but was " + timeout);
+		}
+		this.connectionFactory = connectionFactory;
+		this.timeout = timeout;
+		this.timeoutNanos = timeout.toNanos();
+		connect();
+	}
+
+	@Override
+	public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
+		long deadline = System.nanoTime() + this.timeoutNanos;
+		Connected connected = await(connect(), deadline, null);
+		byte[][] keyBytes = bytes(keys);
+		byte[][] argBytes = bytes(args);
+		try {
+			return await(connected.commands().evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes),
+					deadline, connected);
+		}
+		catch (RedisSystemException ex) {
+			if (!(ex.getCause() instanceof RedisNoScriptException)) {
+				throw ex;
+			}
+			// a restarted or new server: EVAL sends the script, and later EVALSHA calls find it
+			byte[] body = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
+			return await(connected.commands().eval(body, ScriptOutputType.MULTI, keyBytes, argBytes), deadline,
+					connected);
+		}
+	}
+
+	private CompletableFuture<Connected> connect() {
+		CompletableFuture<Connected> current = this.connection;
+		if (current != null && !current.isCompletedExceptionally()) {
+			return current;
+		}
+		synchronized (this) {
+			current = this.connection;
+			if (current == null || current.isCompletedExceptionally()) {
+				// a thread of its own: a connect may block for the client's connect timeout
+				current = CompletableFuture.supplyAsync(this::open, (task) -> {
+					Thread thread = new Thread(task, "ratelimit-redis-connect");
+					thread.setDaemon(true);
+					thread.start();
+				});
+				this.connection = current;
+			}
+			return current;
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private Connected open() {
+		RedisConnection redisConnection = this.connectionFactory.getConnection();
+		return new Connected(redisConnection,
+				(RedisClusterAsyncCommands<byte[], byte[]>) redisConnection.getNativeConnection());
+	}
+
+	private <T> T await(CompletableFuture<T> future, long deadline, @Nullable Connected connected) {
+		try {
+			return future.get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			if (future instanceof RedisFuture<?>) {
+				future.cancel(true);
+			}
+			throw new QueryTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			future.cancel(true);
+			throw new QueryTimeoutException("Interrupted while waiting for Redis", ex);
+		}
+		catch (ExecutionException ex) {
+			throw translate(ex.getCause(), connected);
+		}
+	}
+
+	private <T> T await(RedisFuture<T> future, long deadline, Connected connected) {
+		return await(future.toCompletableFuture(), deadline, connected);
+	}
+
+	private RuntimeException translate(Throwable cause, @Nullable Connected connected) {
+		if (cause instanceof RedisNoScriptException) {
+			return new RedisSystemException("NOSCRIPT", cause);
+		}
+		if (cause instanceof RedisCommandExecutionException) {
+			return new RedisSystemException("Redis refused the rate-limit script: " + cause.getMessage(), cause);
+		}
+		if (connected == null || (cause instanceof RedisException && !connected.isOpen())) {
+			// no connection, or one that was closed under us: the next call connects afresh
+			this.connection = null;
+			return new RedisConnectionFailureException("Could not reach Redis: " + cause, cause);
+		}
+		return new RedisSystemException("Redis failed to run the rate-limit script: " + cause, cause);
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		byte[][] bytes = new byte[values.size()][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return bytes;
+	}
+
+	/**
+	 * Closes the connection this runner holds, when it holds one of its own.
+	 */
+	@Override
+	public void close() {
+		CompletableFuture<Connected> current = this.connection;
+		this.connection = null;
+		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+			current.join().connection().close();
+		}
+	}
+
+	private record Connected(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+
+		boolean isOpen() {
+			if (this.commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+				return standalone.getStatefulConnection().isOpen();
+			}
+			if (this.commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+				return cluster.getStatefulConnection().isOpen();
+			}
+			return !this.connection.isClosed();
+		}
+
+	}
+
+}

@@ -1,0 +1,184 @@
+package dev.ratelimit.redis;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalRateLimiter;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiterUnavailableException;
+import dev.ratelimit.testsupport.ClosedPort;
+import dev.ratelimit.testsupport.RedisBinary;
+import dev.ratelimit.testsupport.RedisServerProcess;
+import dev.ratelimit.testsupport.RedisTestServer;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Decisions bounded by the runner's timeout whatever Redis does, against real servers.
+ */
+class LettuceScriptRunnerTests {
+
+	private static final Duration TIMEOUT = Duration.ofMillis(200);
+
+	private static final RateLimit LIMIT = RateLimit.of(100, Duration.ofMinutes(1));
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	@AfterEach
+	void close() throws Exception {
+		for (int i = this.resources.size() - 1; i >= 0; i--) {
+			this.resources.get(i).close();
+		}
+	}
+
+	@Test
+	void runsScriptsAndLoadsThemAgainAfterTheServerForgotThem() {
+		RedisTestServer redis = RedisTestServer.shared();
+		FixedWindowRateLimiter limiter = limiter(runner(redis.host(), redis.port()), null, null);
+		String key = "runner-" + UUID.randomUUID();
+		assertThat(limiter.tryAcquire(key, LIMIT).remaining()).isEqualTo(99);
+		redis.template().execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+			connection.scriptingCommands().scriptFlush();
+			return null;
+		});
+		assertThat(limiter.tryAcquire(key, LIMIT).remaining()).isEqualTo(98);
+	}
+
+	@Test
+	void givesUpWithinItsTimeoutWhenRedisAnswersNothing() throws Exception {
+		// a server that accepts connections and never says a word
+		ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName(RedisServerProcess.HOST));
+		List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+		Thread acceptor = new Thread(() -> {
+			try {
+				while (!silent.isClosed()) {
+					accepted.add(silent.accept());
+				}
+			}
+			catch (IOException ex) {
+				// closed by the test
+			}
+		});
+		acceptor.setDaemon(true);
+		acceptor.start();
+		FixedWindowRateLimiter limiter = limiter(runner(RedisServerProcess.HOST, silent.getLocalPort()), null, null);
+		// closed first: the client's handshake then fails at once instead of waiting out its own timeout
+		this.resources.add(() -> {
+			silent.close();
+			for (Socket socket : accepted) {
+				socket.close();
+			}
+		});
+		for (int i = 0; i < 3; i++) {
+			long started = System.nanoTime();
+			assertThatExceptionOfType(RateLimiterUnavailableException.class)
+				.isThrownBy(() -> limiter.tryAcquire("silent", LIMIT))
+				.withCauseInstanceOf(QueryTimeoutException.class);
+			// Lettuce alone would wait for its connect timeout (10 s), then its command timeout (60 s)
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+		}
+	}
+
+	@Test
+	void failsAtOnceWhenConnectionsAreRefused() {
+		FixedWindowRateLimiter limiter = limiter(runner(RedisServerProcess.HOST, ClosedPort.reserve()), null, null);
+		assertThatExceptionOfType(RateLimiterUnavailableException.class)
+			.isThrownBy(() -> limiter.tryAcquire("refused", LIMIT))
+			.withCauseInstanceOf(DataAccessException.class);
+	}
+
+	@Test
+	void givesUpWithinItsTimeoutWhileRedisIsPausedAndRecovers() {
+		RedisTestServer redis = RedisTestServer.shared();
+		FixedWindowRateLimiter limiter = limiter(runner(redis.host(), redis.port()), null, null);
+		String key = "paused-" + UUID.randomUUID();
+		assertThat(limiter.tryAcquire(key, LIMIT).allowed()).isTrue();
+		RedisClient client = RedisClient.create(redis.url());
+		try (StatefulRedisConnection<String, String> admin = client.connect()) {
+			admin.sync().clientPause(1_000);
+			long started = System.nanoTime();
+			assertThatExceptionOfType(RateLimiterUnavailableException.class)
+				.isThrownBy(() -> limiter.tryAcquire(key, LIMIT))
+				.withCauseInstanceOf(QueryTimeoutException.class);
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(900));
+		}
+		finally {
+			client.shutdown();
+		}
+		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> limiter.tryAcquire(key, LIMIT).allowed());
+	}
+
+	@Test
+	void decidesLocallyWhileRedisIsDownStopsCallingItAndReturnsWhenItIsBack() {
+		RedisServerProcess server = RedisServerProcess.start(RedisBinary.find());
+		this.resources.add(server::stop);
+		AtomicInteger redisCalls = new AtomicInteger();
+		LettuceScriptRunner runner = runner(RedisServerProcess.HOST, server.port());
+		RedisScriptRunner counting = (script, keys, args) -> {
+			redisCalls.incrementAndGet();
+			return runner.run(script, keys, args);
+		};
+		CircuitBreaker breaker = new CircuitBreaker("Redis", 3, Duration.ofMillis(500));
+		FixedWindowRateLimiter limiter = limiter(counting, breaker, new LocalRateLimiter(1_000));
+		RateLimit threePerMinute = RateLimit.of(3, Duration.ofMinutes(1));
+		assertThat(limiter.tryAcquire("a", threePerMinute).remaining()).isEqualTo(2);
+
+		server.stop();
+		List<RateLimitDecision> local = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			local.add(limiter.tryAcquire("a", threePerMinute));
+		}
+		// this instance still enforces the limit on its own, and Redis is spared after three failures
+		assertThat(local).filteredOn(RateLimitDecision::allowed).hasSize(3);
+		assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+		assertThat(redisCalls).hasValue(1 + 3);
+
+		RedisServerProcess restarted = RedisServerProcess.start(RedisBinary.find(), server.port());
+		this.resources.add(restarted::stop);
+		// Redis' own count (1 permit taken before it stopped) is lost with the server; a fresh one is used
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreExceptions()
+			.until(() -> limiter.tryAcquire("b", threePerMinute).remaining() == 2
+					&& breaker.state() == CircuitBreaker.State.CLOSED);
+	}
+
+	private LettuceScriptRunner runner(String host, int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+		factory.afterPropertiesSet();
+		factory.start();
+		this.resources.add(factory::destroy);
+		LettuceScriptRunner runner = new LettuceScriptRunner(factory, TIMEOUT);
+		this.resources.add(runner);
+		return runner;
+	}
+
+	private static FixedWindowRateLimiter limiter(RedisScriptRunner runner, CircuitBreaker breaker,
+			LocalRateLimiter fallback) {
+		return new FixedWindowRateLimiter(
+				new RedisRateLimiterSettings(runner, "runner-" + UUID.randomUUID().toString().substring(0, 8), null,
+						breaker, fallback));
+	}
+
+
+}
