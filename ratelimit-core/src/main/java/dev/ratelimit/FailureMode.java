@@ -9,6 +9,12 @@ public enum FailureMode {
 	FAIL_OPEN,
 
 	/** The request is refused with 503 Service Unavailable. */
-	FAIL_CLOSED
+	FAIL_CLOSED,
+
+	/**
+	 * Each instance enforces the limits in its own memory ({@link LocalRateLimiter}) until Redis is back,
+	 * so that an outage does not remove all protection.
+	 */
+	LOCAL
 
 }

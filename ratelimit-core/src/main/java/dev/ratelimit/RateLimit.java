@@ -71,7 +71,20 @@ public record RateLimit(long limit, Duration window, long burst) {
 	 * @return the label
 	 */
 	public String windowLabel() {
-		long micros = this.window.toNanos() / 1000;
+		return label(this.window);
+	}
+
+	/**
+	 * Returns a duration as a short label, as {@link #windowLabel()} does: {@code 0s}, {@code 1s},
+	 * {@code 5m}, {@code 500ms}, {@code -1s}.
+	 * @param duration the duration
+	 * @return the label
+	 */
+	public static String label(Duration duration) {
+		if (duration.isZero()) {
+			return "0s";
+		}
+		long micros = duration.toNanos() / 1000;
 		if (micros % 1000 != 0) {
 			return micros + "us";
 		}

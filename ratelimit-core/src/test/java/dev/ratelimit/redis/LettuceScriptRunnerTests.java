@@ -1,9 +1,5 @@
 package dev.ratelimit.redis;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +20,7 @@ import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.RedisBinary;
 import dev.ratelimit.testsupport.RedisServerProcess;
 import dev.ratelimit.testsupport.RedisTestServer;
+import dev.ratelimit.testsupport.SilentServer;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -66,30 +63,11 @@ class LettuceScriptRunnerTests {
 	}
 
 	@Test
-	void givesUpWithinItsTimeoutWhenRedisAnswersNothing() throws Exception {
-		// a server that accepts connections and never says a word
-		ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName(RedisServerProcess.HOST));
-		List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
-		Thread acceptor = new Thread(() -> {
-			try {
-				while (!silent.isClosed()) {
-					accepted.add(silent.accept());
-				}
-			}
-			catch (IOException ex) {
-				// closed by the test
-			}
-		});
-		acceptor.setDaemon(true);
-		acceptor.start();
-		FixedWindowRateLimiter limiter = limiter(runner(RedisServerProcess.HOST, silent.getLocalPort()), null, null);
+	void givesUpWithinItsTimeoutWhenRedisAnswersNothing() {
+		SilentServer silent = SilentServer.start();
+		FixedWindowRateLimiter limiter = limiter(runner(RedisServerProcess.HOST, silent.port()), null, null);
 		// closed first: the client's handshake then fails at once instead of waiting out its own timeout
-		this.resources.add(() -> {
-			silent.close();
-			for (Socket socket : accepted) {
-				socket.close();
-			}
-		});
+		this.resources.add(silent);
 		for (int i = 0; i < 3; i++) {
 			long started = System.nanoTime();
 			assertThatExceptionOfType(RateLimiterUnavailableException.class)

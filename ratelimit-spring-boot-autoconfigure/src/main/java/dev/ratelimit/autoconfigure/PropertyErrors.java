@@ -1,6 +1,9 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.Duration;
 import java.util.function.Function;
+
+import dev.ratelimit.RateLimit;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -17,7 +20,8 @@ final class PropertyErrors {
 			return check.apply(value);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException(property, value, ex.getMessage());
+			Object shown = (value instanceof Duration duration) ? RateLimit.label(duration) : value;
+			throw new InvalidConfigurationPropertyValueException(property, shown, ex.getMessage());
 		}
 	}
 

@@ -41,6 +41,15 @@ public class RateLimitProperties {
 	private FailureMode failureMode = FailureMode.FAIL_OPEN;
 
 	/**
+	 * Longest a decision waits on Redis, connecting included, before the failure mode applies.
+	 */
+	private Duration timeout = Duration.ofMillis(200);
+
+	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
+	private final Local local = new Local();
+
+	/**
 	 * Proxies, as IP addresses or CIDR blocks, whose X-Forwarded-For and Forwarded headers are believed.
 	 */
 	private List<String> trustedProxies = new ArrayList<>();
@@ -89,6 +98,22 @@ public class RateLimitProperties {
 		this.failureMode = failureMode;
 	}
 
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public CircuitBreaker getCircuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+	public Local getLocal() {
+		return this.local;
+	}
+
 	public List<String> getTrustedProxies() {
 		return this.trustedProxies;
 	}
@@ -115,6 +140,59 @@ public class RateLimitProperties {
 
 	public void setRules(Map<String, Rule> rules) {
 		this.rules = rules;
+	}
+
+	/**
+	 * The circuit breaker that stops calls to a failing Redis.
+	 */
+	public static class CircuitBreaker {
+
+		/**
+		 * Failed decisions in a row after which Redis is no longer called for a while.
+		 */
+		private int failureThreshold = 5;
+
+		/**
+		 * How long Redis is not called after it failed, before one call probes it.
+		 */
+		private Duration openDuration = Duration.ofSeconds(2);
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getOpenDuration() {
+			return this.openDuration;
+		}
+
+		public void setOpenDuration(Duration openDuration) {
+			this.openDuration = openDuration;
+		}
+
+	}
+
+	/**
+	 * The in-memory limits of the local failure mode.
+	 */
+	public static class Local {
+
+		/**
+		 * Most keys held in memory per instance while Redis is unavailable; the least recently used go.
+		 */
+		private int maxKeys = 10_000;
+
+		public int getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(int maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
 	}
 
 	/**

@@ -1,11 +1,18 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.LettuceScriptRunner;
+import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
 import dev.ratelimit.redis.TokenBucketRateLimiter;
@@ -20,6 +27,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
 
 class RateLimitAutoConfigurationTests {
 
@@ -93,11 +101,58 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void runsItsLimitersThroughTheApplicationsStringRedisTemplate() {
-		this.runner.run((context) -> assertThat(context.getBean(FixedWindowRateLimiter.class))
-			.extracting("redisTemplate")
-			.isSameAs(context.getBean(StringRedisTemplate.class)));
+	void boundsDecisionsByTheTimeoutWithLettuceAndSharesOneBreaker() {
+		this.runner.withPropertyValues("ratelimit.timeout=150ms", "ratelimit.circuit-breaker.failure-threshold=7",
+				"ratelimit.circuit-breaker.open-duration=3s")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LettuceScriptRunner.class).hasSingleBean(CircuitBreaker.class);
+				RedisRateLimiterSettings settings = context.getBean(FixedWindowRateLimiter.class).settings();
+				assertThat(settings.runner()).isSameAs(context.getBean(LettuceScriptRunner.class));
+				assertThat(settings.runner()).extracting("timeout").isEqualTo(Duration.ofMillis(150));
+				assertThat(settings.circuitBreaker()).isSameAs(context.getBean(CircuitBreaker.class));
+				assertThat(settings.circuitBreaker()).extracting("failureThreshold").isEqualTo(7);
+				assertThat(settings.fallback()).isNull();
+				assertThat(context.getBean(GcraRateLimiter.class).settings()).isSameAs(settings);
+			});
 	}
+
+	@Test
+	void fallsBackToTheTemplateWithAnotherClientThanLettuce() {
+		// only the bean's type matters here: no call reaches it
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.withBean(RedisConnectionFactory.class, () -> mock(RedisConnectionFactory.class))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(LettuceScriptRunner.class).hasSingleBean(RedisScriptRunner.class);
+				assertThat(context.getBean(FixedWindowRateLimiter.class).settings().runner())
+					.isSameAs(context.getBean(RedisScriptRunner.class));
+			});
+	}
+
+	@Test
+	void decidesInMemoryInTheLocalFailureMode() {
+		this.runner.withPropertyValues("ratelimit.failure-mode=local", "ratelimit.local.max-keys=50")
+			.run((context) -> assertThat(context.getBean(FixedWindowRateLimiter.class).settings().fallback())
+				.isInstanceOf(LocalRateLimiter.class)
+				.extracting("maxKeys")
+				.isEqualTo(50));
+	}
+
+	@Test
+	void refusesBadResilienceSettingsAndNamesThem() {
+		this.runner.withPropertyValues("ratelimit.timeout=0s")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.timeout with value '0s' is invalid")
+				.hasMessageContaining("timeout must be positive"));
+		this.runner.withPropertyValues("ratelimit.circuit-breaker.failure-threshold=0")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.circuit-breaker")
+				.hasMessageContaining("failureThreshold must be at least 1"));
+		this.runner.withPropertyValues("ratelimit.failure-mode=local", "ratelimit.local.max-keys=0")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.local.max-keys with value '0' is invalid"));
+	}
+
+
 
 	@Configuration(proxyBeanMethods = false)
 	static class UserLimiters {

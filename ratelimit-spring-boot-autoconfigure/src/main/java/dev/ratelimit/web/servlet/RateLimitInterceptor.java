@@ -8,7 +8,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -20,6 +21,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterUnavailableException;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
@@ -31,7 +33,9 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * Applies every matching rule, from properties and from {@link dev.ratelimit.RateLimited} handlers, to
  * each request before its handler runs. A request passes only if every rule allows it; the first rule
  * that refuses it ends the check with 429 (rules after it are not charged). Every limited response
- * carries the rate-limit headers.
+ * carries the rate-limit headers. When a limiter cannot decide, the failure mode applies: the request
+ * passes ({@code fail-open}; in {@code local} mode the limiters decided in memory already) or gets 503
+ * ({@code fail-closed}). The interceptor never fails a request on its own account.
  */
 public class RateLimitInterceptor implements HandlerInterceptor {
 
@@ -53,7 +57,9 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 
 	private final ConcurrentMap<String, String> ruleSources = new ConcurrentHashMap<>();
 
-	private final AtomicBoolean available = new AtomicBoolean(true);
+	private static final long UNEXPECTED_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	private final AtomicLong nextUnexpectedLog = new AtomicLong(System.nanoTime());
 
 	/**
 	 * Creates an interceptor.
@@ -99,10 +105,11 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 			try {
 				decisions = this.limiters.get(rule.algorithm())
 					.tryAcquire(rule.budgetId(keyValue, clientAddress), rule.limits(), rule.cost());
-				markAvailable();
 			}
 			catch (RuntimeException ex) {
-				markUnavailable(ex);
+				if (!(ex instanceof RateLimiterUnavailableException)) {
+					logUnexpected(ex);
+				}
 				if (this.failureMode == FailureMode.FAIL_CLOSED) {
 					this.responses.writeHeaders(response, applied);
 					this.responses.writeUnavailable(request, response);
@@ -192,23 +199,16 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		}
 	}
 
-	private void markAvailable() {
-		if (!this.available.get() && this.available.compareAndSet(false, true)) {
-			logger.info("Rate limiting is available again; rules are enforced");
-		}
-	}
-
-	private void markUnavailable(RuntimeException ex) {
-		if (this.available.compareAndSet(true, false)) {
-			String outcome = (this.failureMode == FailureMode.FAIL_CLOSED) ? "refused with 503"
-					: "passed without limits";
-			logger.warn("Rate limiting is unavailable; until it recovers, requests are " + outcome
-					+ " (ratelimit.failure-mode=" + this.failureMode.name().toLowerCase(Locale.ROOT).replace('_', '-')
-					+ "): "
-					+ ex, ex);
+	private void logUnexpected(RuntimeException ex) {
+		long now = System.nanoTime();
+		long next = this.nextUnexpectedLog.get();
+		if (now - next >= 0 && this.nextUnexpectedLog.compareAndSet(next, now + UNEXPECTED_LOG_INTERVAL_NANOS)) {
+			logger.warn("The rate limiter failed unexpectedly; the request met ratelimit.failure-mode="
+					+ this.failureMode.name().toLowerCase(Locale.ROOT).replace('_', '-')
+					+ " (logged at most once a minute)", ex);
 		}
 		else if (logger.isDebugEnabled()) {
-			logger.debug("Rate limiting still unavailable: " + ex);
+			logger.debug("The rate limiter failed unexpectedly", ex);
 		}
 	}
 

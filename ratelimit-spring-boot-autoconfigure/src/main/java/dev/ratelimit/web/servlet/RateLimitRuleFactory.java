@@ -186,8 +186,7 @@ public final class RateLimitRuleFactory {
 	}
 
 	private static String format(Duration duration) {
-		return (duration.toMillis() % 1000 == 0 && duration.getNano() % 1_000_000 == 0)
-				? duration.getSeconds() + "s" : duration.toMillis() + "ms";
+		return RateLimit.label(duration);
 	}
 
 	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods,
