@@ -116,6 +116,22 @@ class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 	}
 
 	@Test
+	void keepsHostileApiKeysInBudgetsOfTheirOwnWithBoundedKeys() throws Exception {
+		List<String> hostile = List.of("a:b", "{slot}", "*", "key\twith\ttabs", "ip:127.0.0.1", "x".repeat(7_000),
+				"y".repeat(7_000), "%00%0d%0a");
+		for (String value : hostile) {
+			assertThat(get(this.port, "/keyed", "X-Api-Key", value).statusCode()).as(value).isEqualTo(200);
+			assertThat(get(this.port, "/keyed", "X-Api-Key", value).statusCode()).as(value).isEqualTo(200);
+			assertThat(get(this.port, "/keyed", "X-Api-Key", value).statusCode()).as(value).isEqualTo(429);
+		}
+		// and the client address, which one of them spells, still has its own budget
+		assertThat(get(this.port, "/keyed").statusCode()).isEqualTo(200);
+		var keys = this.redis.keys(this.prefix + ":*");
+		assertThat(keys).hasSize(hostile.size() + 1)
+			.allSatisfy((key) -> assertThat(key).hasSizeLessThanOrEqualTo(200).doesNotContain("{", "}", "*", "\t"));
+	}
+
+	@Test
 	void ignoresForwardedForFromAnUntrustedAddress() throws Exception {
 		for (int i = 0; i < 3; i++) {
 			assertThat(get(this.port, "/api/items", "X-Forwarded-For", "203.0.113." + i).statusCode()).isEqualTo(200);
