@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
@@ -78,6 +79,17 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 			throw new IllegalArgumentException("key must not be null");
 		}
 		checkLimits(limits, permits);
+		LocalDenialCache denials = this.settings.denialCache();
+		String denialKey = null;
+		long sentAt = 0;
+		if (denials != null) {
+			denialKey = denialKey(key, limits);
+			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
+			if (cached != null) {
+				return cached;
+			}
+			sentAt = denials.now();
+		}
 		CircuitBreaker breaker = this.settings.circuitBreaker();
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return unavailable(key, limits, permits, null);
@@ -109,7 +121,22 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 		if (breaker != null) {
 			breaker.onSuccess();
 		}
+		if (denials != null) {
+			denials.remember(denialKey, permits, sentAt, decisions);
+		}
 		return decisions;
+	}
+
+	private String denialKey(String key, List<RateLimit> limits) {
+		StringBuilder builder = new StringBuilder(this.settings.keyPrefix()).append(':')
+			.append(keyKind())
+			.append('\u0000')
+			.append(key);
+		for (RateLimit limit : limits) {
+			builder.append('\u0000').append(limit.limit()).append('/').append(limit.window().toNanos()).append('/')
+				.append(limit.burst());
+		}
+		return builder.toString();
 	}
 
 	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,
