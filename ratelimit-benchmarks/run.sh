@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every benchmark against redis-servers it starts on 127.0.0.1 and writes BENCHMARKS.md and
+# docs/benchmarks.png at the repository root; about 20 minutes on 2 cores. QUICK=1 tries the whole run
+# out in a few minutes (its figures mean nothing). Raw results: ratelimit-benchmarks/target/bench/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+start=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+out=ratelimit-benchmarks/target/bench
+jar=ratelimit-benchmarks/target/benchmarks.jar
+sample_jar=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
+
+if [[ "${QUICK:-0}" == "1" ]]; then
+  jmh_timing=(-f 1 -wi 1 -w 1s -i 2 -r 1s)
+  quick=(-Dbench.quick=true)
+else
+  jmh_timing=(-f 1 -wi 2 -w 2s -i 5 -r 2s)
+  quick=()
+fi
+
+echo "== build (benchmarks profile)"
+./mvnw -B -q -Pbenchmarks -pl ratelimit-benchmarks,sample-app -am package -DskipTests
+
+rm -rf "$out"
+mkdir -p "$out"
+jmh=(java -jar "$jar" "${jmh_timing[@]}" -jvmArgsAppend "-Dbench.out=$out")
+
+for threads in 1 8 64; do
+  echo "== JMH, allowed path, 10,000 keys, $threads thread(s)"
+  "${jmh[@]}" RateLimiterBenchmarks -p keys=10000 -t "$threads" -rf json -rff "$out/jmh-t$threads.json" \
+    >> "$out/jmh.log" 2>&1
+done
+
+echo "== JMH, 1,000 to 1,000,000 keys, 64 threads"
+"${jmh[@]}" RateLimiterBenchmarks -p system=fixed-window,token-bucket -p keys=1000,100000,1000000 -t 64 \
+  -rf json -rff "$out/jmh-keys.json" >> "$out/jmh.log" 2>&1
+
+echo "== physical limit, hot key, memory, HTTP"
+java "${quick[@]}" -cp "$jar" dev.ratelimit.benchmarks.Measurements "$out" "$sample_jar" 2>&1 \
+  | tee "$out/measurements.log" | grep '^\[measurements\]'
+
+echo "== report"
+java -Dbench.loadBefore="$load_before" -cp "$jar" dev.ratelimit.benchmarks.Report "$out" . $(( $(date +%s) - start ))

@@ -1,0 +1,258 @@
+package dev.ratelimit.benchmarks;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
+import org.redisson.api.RFuture;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RateType;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.redis.AbstractRedisRateLimiter;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.LettuceScriptRunner;
+import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisScriptRunner;
+import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
+import dev.ratelimit.redis.SlidingWindowRateLimiter;
+import dev.ratelimit.redis.TokenBucketRateLimiter;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Builds the systems under test, each configured to the same limit, over one array of keys.
+ */
+public final class Contenders {
+
+	/** Our algorithms, in the order of the tables. */
+	public static final List<String> OURS = List.of("fixed-window", "sliding-window-log", "sliding-window-counter",
+			"token-bucket", "gcra");
+
+	/** The seed article's two limiters. */
+	public static final List<String> SEED = List.of("seed-fixed-window", "seed-sliding-window-log");
+
+	/** The peers users would pick instead. */
+	public static final List<String> PEERS = List.of("bucket4j", "redisson");
+
+	/** The limit every allowed-path benchmark uses: never reached. */
+	public static final RateLimit ALLOWED = RateLimit.of(1_000_000, Duration.ofHours(1));
+
+	private Contenders() {
+	}
+
+	/**
+	 * Returns keys {@code user-0} to {@code user-(count-1)}.
+	 * @param count how many
+	 * @return the keys
+	 */
+	public static String[] keys(int count) {
+		String[] keys = new String[count];
+		for (int i = 0; i < count; i++) {
+			keys[i] = "user-" + i;
+		}
+		return keys;
+	}
+
+	/**
+	 * Creates a contender.
+	 * @param name one of {@link #OURS}, {@link #SEED} or {@link #PEERS}
+	 * @param redis the server
+	 * @param keys the keys it decides for
+	 * @param limit the limit, for all but Redisson and Bucket4j given in whole seconds
+	 * @return the contender
+	 */
+	public static Contender create(String name, BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		if (OURS.contains(name)) {
+			return ours(name, redis, keys, limit, new LocalDenialCache(10_000), null);
+		}
+		return switch (name) {
+			case "seed-fixed-window" -> seedFixedWindow(redis, keys, limit);
+			case "seed-sliding-window-log" -> seedSlidingWindow(redis, keys, limit);
+			case "bucket4j" -> bucket4j(redis, keys, limit);
+			case "redisson" -> redisson(redis, keys, limit);
+			default -> throw new IllegalArgumentException("Unknown system " + name);
+		};
+	}
+
+	/**
+	 * Creates one of our limiters as the starter configures it: a Lettuce runner with a 200ms timeout,
+	 * a circuit breaker, no fallback, and the given denial cache.
+	 * @param name the algorithm, one of {@link #OURS}
+	 * @param redis the server
+	 * @param keys the keys it decides for
+	 * @param limit the limit
+	 * @param denialCache the local denial cache, or {@code null} for none
+	 * @param calls counts the scripts sent to Redis when not {@code null}
+	 * @return the contender
+	 */
+	public static OurContender ours(String name, BenchmarkRedis redis, String[] keys, RateLimit limit,
+			@Nullable LocalDenialCache denialCache, @Nullable LongAdder calls) {
+		LettuceConnectionFactory factory = connectionFactory(redis);
+		LettuceScriptRunner lettuce = new LettuceScriptRunner(factory, Duration.ofMillis(200));
+		RedisScriptRunner runner = (calls != null) ? (script, k, args) -> {
+			calls.increment();
+			return lettuce.run(script, k, args);
+		} : lettuce;
+		RedisRateLimiterSettings settings = new RedisRateLimiterSettings(runner, "bench", null,
+				new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)), null, denialCache);
+		AbstractRedisRateLimiter limiter = switch (name) {
+			case "fixed-window" -> new FixedWindowRateLimiter(settings);
+			case "sliding-window-log" -> new SlidingWindowRateLimiter(settings);
+			case "sliding-window-counter" -> new SlidingWindowCounterRateLimiter(settings);
+			case "token-bucket" -> new TokenBucketRateLimiter(settings);
+			case "gcra" -> new GcraRateLimiter(settings);
+			default -> throw new IllegalArgumentException("Unknown algorithm " + name);
+		};
+		return new OurContender(name, limiter, redis, keys, limit, () -> {
+			lettuce.close();
+			factory.destroy();
+		});
+	}
+
+	static LettuceConnectionFactory connectionFactory(BenchmarkRedis redis) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	private static Contender seedFixedWindow(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		LettuceConnectionFactory factory = connectionFactory(redis);
+		var seed = new dev.ratelimit.benchmarks.seed.FixedWindowRateLimiter(new StringRedisTemplate(factory));
+		int max = Math.toIntExact(limit.limit());
+		int windowSeconds = Math.toIntExact(limit.window().toSeconds());
+		return new SelfFilling(keys, (i) -> seed.isAllowed(keys[i], max, windowSeconds), factory::destroy);
+	}
+
+	private static Contender seedSlidingWindow(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		LettuceConnectionFactory factory = connectionFactory(redis);
+		var seed = new dev.ratelimit.benchmarks.seed.SlidingWindowRateLimiter(new StringRedisTemplate(factory));
+		int max = Math.toIntExact(limit.limit());
+		int windowMs = Math.toIntExact(limit.window().toMillis());
+		return new SelfFilling(keys, (i) -> seed.isAllowed(keys[i], max, windowMs), factory::destroy);
+	}
+
+	private static Contender bucket4j(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
+		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+		LettuceBasedProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(connection)
+			.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+			.build();
+		BucketConfiguration configuration = BucketConfiguration.builder()
+			.addLimit((bandwidth) -> bandwidth.capacity(limit.burst()).refillGreedy(limit.limit(), limit.window()))
+			.build();
+		BucketProxy[] buckets = new BucketProxy[keys.length];
+		for (int i = 0; i < keys.length; i++) {
+			buckets[i] = proxies.builder()
+				.build(("bucket4j:" + keys[i]).getBytes(StandardCharsets.UTF_8), () -> configuration);
+		}
+		return new SelfFilling(keys, (i) -> buckets[i].tryConsume(1), () -> {
+			connection.close();
+			client.shutdown();
+		});
+	}
+
+	private static Contender redisson(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		Config config = new Config();
+		config.useSingleServer().setAddress(redis.url());
+		RedissonClient client = Redisson.create(config);
+		RRateLimiter[] limiters = new RRateLimiter[keys.length];
+		List<RFuture<Boolean>> rates = new ArrayList<>(keys.length);
+		for (int i = 0; i < keys.length; i++) {
+			limiters[i] = client.getRateLimiter("redisson:" + keys[i]);
+			rates.add(limiters[i].trySetRateAsync(RateType.OVERALL, limit.limit(), limit.window()));
+		}
+		rates.forEach((rate) -> rate.toCompletableFuture().join());
+		return new SelfFilling(keys, (i) -> limiters[i].tryAcquire(), client::shutdown);
+	}
+
+	/**
+	 * A decision for a key index.
+	 */
+	@FunctionalInterface
+	interface Decision {
+
+		boolean decide(int keyIndex);
+
+	}
+
+	/**
+	 * A contender that fills its keys with its own calls, from a few threads.
+	 */
+	static final class SelfFilling implements Contender {
+
+		private final String[] keys;
+
+		private final Decision decision;
+
+		private final Runnable close;
+
+		SelfFilling(String[] keys, Decision decision, Runnable close) {
+			this.keys = keys;
+			this.decision = decision;
+			this.close = close;
+		}
+
+		@Override
+		public boolean tryAcquire(int keyIndex) {
+			return this.decision.decide(keyIndex);
+		}
+
+		@Override
+		public void prefill() {
+			ExecutorService pool = Executors.newFixedThreadPool(16);
+			try {
+				List<Future<?>> parts = new ArrayList<>();
+				for (int part = 0; part < 16; part++) {
+					int first = part;
+					parts.add(pool.submit(() -> {
+						for (int i = first; i < this.keys.length; i += 16) {
+							this.decision.decide(i);
+						}
+					}));
+				}
+				for (Future<?> part : parts) {
+					part.get();
+				}
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Could not pre-fill the keys", ex);
+			}
+			finally {
+				pool.shutdown();
+			}
+		}
+
+		@Override
+		public void close() {
+			this.close.run();
+		}
+
+	}
+
+}

@@ -1,0 +1,341 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.testsupport.RedisServerProcess;
+
+/**
+ * The sample application in a JVM of its own, under a fixed request rate over a few keep-alive
+ * connections on loopback; each connection alternates between an endpoint without a rule and one with
+ * a rule whose limit is never reached, so that both see the same load. Latency counts from when a
+ * request was due, not from when it was sent, so that a stall is never hidden.
+ */
+final class HttpScenario {
+
+	static final String NO_RULE = "/api/greeting";
+
+	static final String RULE = "/api/partner/quote";
+
+	private static final int CONNECTIONS = 8;
+
+	private static final int RATE = 1000;
+
+	private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(Measurements.QUICK ? 3 : 20);
+
+	private static final long ROUND_NANOS = TimeUnit.SECONDS.toNanos(Measurements.QUICK ? 2 : 6);
+
+	private static final int ROUNDS = Measurements.QUICK ? 2 : 5;
+
+	private final BenchmarkRedis redis;
+
+	private final Path sampleJar;
+
+	private final Path out;
+
+	HttpScenario(BenchmarkRedis redis, Path sampleJar, Path out) {
+		this.redis = redis;
+		this.sampleJar = sampleJar;
+		this.out = out;
+	}
+
+	Map<String, Object> run() throws InterruptedException {
+		int port = RedisServerProcess.freePort();
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		List<String> command = List.of(java, "-jar", this.sampleJar.toString(), "--server.port=" + port,
+				"--server.address=127.0.0.1", "--spring.data.redis.url=" + this.redis.url(),
+				"--sample.embedded-redis.enabled=false",
+				// the partner rule (per X-Api-Key) with a limit never reached; the greeting rule moved away
+				"--ratelimit.rules.partner.limit=100000000", "--ratelimit.rules.partner.window=1h",
+				"--ratelimit.rules.greeting.paths=/bench/unused", "--logging.level.root=WARN");
+		Process app;
+		try {
+			app = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(this.out.resolve("sample-app.log").toFile())
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start the sample app", ex);
+		}
+		try {
+			Response first = awaitStarted(app, port);
+			Response ruled;
+			try (Client client = new Client(port)) {
+				ruled = client.get(RULE, "check");
+			}
+			if (first.headers().contains("ratelimit-policy:") || !ruled.headers().contains("ratelimit-policy:")) {
+				throw new IllegalStateException("Expected a rule on " + RULE + " only, got headers " + first.headers()
+						+ " and " + ruled.headers());
+			}
+			Measurements.log("HTTP warm-up against port " + port);
+			load(port, WARM_UP_NANOS);
+			List<Map<String, Object>> rounds = new ArrayList<>();
+			for (int r = 0; r < ROUNDS; r++) {
+				long[][] latencies = load(port, ROUND_NANOS);
+				Map<String, Object> round = Measurements.row("noRuleP50", percentile(latencies[0], 0.50),
+						"noRuleP99", percentile(latencies[0], 0.99), "ruleP50", percentile(latencies[1], 0.50),
+						"ruleP99", percentile(latencies[1], 0.99), "requests", latencies[0].length + latencies[1].length,
+						"errors", latencies[2].length);
+				Measurements.log("HTTP round " + round);
+				rounds.add(round);
+			}
+			return Measurements.row("connections", CONNECTIONS, "ratePerSecond", RATE, "roundSeconds",
+					TimeUnit.NANOSECONDS.toSeconds(ROUND_NANOS), "warmUpSeconds", TimeUnit.NANOSECONDS.toSeconds(WARM_UP_NANOS),
+					"noRulePath", NO_RULE, "rulePath", RULE, "rounds", rounds);
+		}
+		finally {
+			app.destroy();
+			if (!app.waitFor(10, TimeUnit.SECONDS)) {
+				app.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+			}
+		}
+	}
+
+	private static Response awaitStarted(Process app, int port) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+		while (System.nanoTime() < deadline) {
+			if (!app.isAlive()) {
+				throw new IllegalStateException("The sample app exited with " + app.exitValue());
+			}
+			try (Client client = new Client(port)) {
+				Response response = client.get(NO_RULE, "check");
+				if (response.status() == 200) {
+					return response;
+				}
+			}
+			catch (UncheckedIOException ex) {
+				// not listening yet
+			}
+			Thread.sleep(200);
+		}
+		throw new IllegalStateException("The sample app did not answer on port " + port + " within 90s");
+	}
+
+	/** Returns the latencies in microseconds: without rule, with rule, and one entry per error. */
+	private static long[][] load(int port, long nanos) throws InterruptedException {
+		long intervalNanos = TimeUnit.SECONDS.toNanos(1) * CONNECTIONS / RATE;
+		long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+		List<Thread> threads = new ArrayList<>();
+		long[][][] perConnection = new long[CONNECTIONS][][];
+		for (int c = 0; c < CONNECTIONS; c++) {
+			int connection = c;
+			Thread thread = new Thread(() -> {
+				LatencyLog noRule = new LatencyLog();
+				LatencyLog rule = new LatencyLog();
+				LatencyLog errors = new LatencyLog();
+				SplittableRandom random = new SplittableRandom(connection);
+				try (Client client = new Client(port)) {
+					long due = start + connection * intervalNanos / CONNECTIONS;
+					for (long i = 0; due < start + nanos; i++, due += intervalNanos) {
+						long wait = due - System.nanoTime();
+						if (wait > 0) {
+							LockSupport.parkNanos(wait);
+						}
+						boolean ruled = (i % 2) == 1;
+						Response response;
+						try {
+							response = client.get(ruled ? RULE : NO_RULE, "key-" + random.nextInt(10_000));
+						}
+						catch (UncheckedIOException ex) {
+							response = new Response(0, "");
+						}
+						long micros = (System.nanoTime() - due) / 1000;
+						if (response.status() != 200) {
+							errors.add(micros);
+						}
+						else {
+							(ruled ? rule : noRule).add(micros);
+						}
+					}
+				}
+				perConnection[connection] = new long[][] { noRule.toArray(), rule.toArray(), errors.toArray() };
+			}, "http-load-" + c);
+			threads.add(thread);
+			thread.start();
+		}
+		for (Thread thread : threads) {
+			thread.join();
+		}
+		long[][] merged = new long[3][];
+		for (int kind = 0; kind < 3; kind++) {
+			LatencyLog all = new LatencyLog();
+			for (long[][] connection : perConnection) {
+				for (long micros : connection[kind]) {
+					all.add(micros);
+				}
+			}
+			merged[kind] = all.toArray();
+		}
+		return merged;
+	}
+
+	private static double percentile(long[] micros, double p) {
+		if (micros.length == 0) {
+			return Double.NaN;
+		}
+		long[] sorted = micros.clone();
+		Arrays.sort(sorted);
+		int index = (int) Math.ceil(p * sorted.length) - 1;
+		return sorted[Math.max(0, Math.min(index, sorted.length - 1))] / 1000.0;
+	}
+
+	private static final class LatencyLog {
+
+		private long[] values = new long[1024];
+
+		private int size;
+
+		void add(long value) {
+			if (this.size == this.values.length) {
+				this.values = Arrays.copyOf(this.values, this.size * 2);
+			}
+			this.values[this.size++] = value;
+		}
+
+		long[] toArray() {
+			return Arrays.copyOf(this.values, this.size);
+		}
+
+	}
+
+	/**
+	 * A response: status and the header block in lower case.
+	 */
+	record Response(int status, String headers) {
+	}
+
+	/**
+	 * An HTTP/1.1 keep-alive client over one socket, enough for Tomcat's replies: a Content-Length or a
+	 * chunked body.
+	 */
+	static final class Client implements AutoCloseable {
+
+		private final int port;
+
+		private final String host;
+
+		private @Nullable Socket socket;
+
+		private @Nullable OutputStream out;
+
+		private @Nullable InputStream in;
+
+		Client(int port) {
+			this.port = port;
+			this.host = "127.0.0.1:" + port;
+			connect();
+		}
+
+		private void connect() {
+			try {
+				Socket socket = new Socket();
+				socket.setTcpNoDelay(true);
+				socket.connect(new InetSocketAddress("127.0.0.1", this.port), 2000);
+				socket.setSoTimeout(10_000);
+				this.socket = socket;
+				this.out = socket.getOutputStream();
+				this.in = new BufferedInputStream(socket.getInputStream(), 8192);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+		/** Sends a request and reads its response; reconnects when Tomcat closed the connection. */
+		Response get(String path, String apiKey) {
+			if (this.socket == null) {
+				connect();
+			}
+			try {
+				this.out.write(("GET " + path + " HTTP/1.1\r\nHost: " + this.host + "\r\nX-Api-Key: " + apiKey
+						+ "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+				this.out.flush();
+				String statusLine = line();
+				int status = Integer.parseInt(statusLine.split(" ")[1]);
+				StringBuilder headers = new StringBuilder();
+				long length = -1;
+				boolean chunked = false;
+				boolean close = false;
+				for (String header = line(); !header.isEmpty(); header = line()) {
+					String lower = header.toLowerCase(Locale.ROOT);
+					headers.append(lower).append('\n');
+					if (lower.startsWith("content-length:")) {
+						length = Long.parseLong(lower.substring(15).trim());
+					}
+					else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
+						chunked = true;
+					}
+					else if (lower.startsWith("connection:") && lower.contains("close")) {
+						// Tomcat closes a keep-alive connection after 100 requests by default
+						close = true;
+					}
+				}
+				if (chunked) {
+					for (long size = Long.parseLong(line().trim(), 16); size > 0; size = Long.parseLong(line().trim(), 16)) {
+						this.in.skipNBytes(size);
+						line();
+					}
+					line();
+				}
+				else if (length > 0) {
+					this.in.skipNBytes(length);
+				}
+				if (close) {
+					close();
+				}
+				return new Response(status, headers.toString());
+			}
+			catch (IOException ex) {
+				close();
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+		private String line() throws IOException {
+			StringBuilder builder = new StringBuilder(64);
+			int b;
+			while ((b = this.in.read()) != '\n') {
+				if (b < 0) {
+					throw new IOException("Connection closed");
+				}
+				if (b != '\r') {
+					builder.append((char) b);
+				}
+			}
+			return builder.toString();
+		}
+
+		@Override
+		public void close() {
+			Socket current = this.socket;
+			this.socket = null;
+			if (current != null) {
+				try {
+					current.close();
+				}
+				catch (IOException ex) {
+					// closing anyway
+				}
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,661 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Writes {@code BENCHMARKS.md} and its chart from the JMH results and the other measurements of one
+ * run; arguments {@code <results directory> <repository root> <run seconds so far>}.
+ */
+public final class Report {
+
+	private static final int[] THREADS = Measurements.CONCURRENCY;
+
+	private static final List<String> O1 = List.of("fixed-window", "sliding-window-counter", "token-bucket", "gcra");
+
+	private static final Map<String, String> LABELS = new LinkedHashMap<>();
+
+	/** Bytes by which a key's memory may differ between limits: the counts are stored as digits. */
+	private static final long MEMORY_TOLERANCE = 16;
+
+	static {
+		LABELS.put("fixed-window", "ours: fixed window");
+		LABELS.put("sliding-window-log", "ours: sliding window log");
+		LABELS.put("sliding-window-counter", "ours: sliding window counter");
+		LABELS.put("token-bucket", "ours: token bucket");
+		LABELS.put("gcra", "ours: GCRA");
+		LABELS.put("seed-fixed-window", "seed: fixed window");
+		LABELS.put("seed-sliding-window-log", "seed: sliding window log");
+		LABELS.put("bucket4j", "Bucket4j 8.19 (Lettuce, CAS)");
+		LABELS.put("redisson", "Redisson 4.7 RRateLimiter");
+	}
+
+	private final Path results;
+
+	private final Map<String, Result> byKey = new LinkedHashMap<>();
+
+	private final JsonObject measurements;
+
+	private @Nullable JsonObject jmhSettings;
+
+	private Report(Path results) throws IOException {
+		this.results = results;
+		try (DirectoryStream<Path> files = Files.newDirectoryStream(results, "jmh-*.json")) {
+			for (Path file : files) {
+				for (JsonElement element : JsonParser.parseString(Files.readString(file)).getAsJsonArray()) {
+					JsonObject run = element.getAsJsonObject();
+					if (this.jmhSettings == null || file.getFileName().toString().equals("jmh-t1.json")) {
+						this.jmhSettings = run;
+					}
+					Result result = Result.of(run, results);
+					this.byKey.put(result.key(), result);
+				}
+			}
+		}
+		this.measurements = JsonParser.parseString(Files.readString(results.resolve("measurements.json"))).getAsJsonObject();
+	}
+
+	/**
+	 * Writes the report.
+	 * @param args results directory, repository root, seconds the run took so far
+	 * @throws IOException when a file cannot be read or written
+	 */
+	public static void main(String[] args) throws IOException {
+		Path results = Path.of(args[0]);
+		Path root = Path.of(args[1]);
+		long seconds = Long.parseLong(args[2]);
+		Report report = new Report(results);
+		Path chart = root.resolve("docs/benchmarks.png");
+		Files.createDirectories(chart.getParent());
+		Chart.write(report.chartSeries(), chart);
+		Files.writeString(root.resolve("BENCHMARKS.md"), report.markdown(seconds));
+		System.out.println("Wrote " + root.resolve("BENCHMARKS.md") + " and " + chart);
+	}
+
+	private @Nullable Result result(String system, int keys, int threads) {
+		return this.byKey.get(system + "|" + keys + "|" + threads);
+	}
+
+	private Stats throughput(String system, int threads) {
+		Result result = result(system, 10_000, threads);
+		return (result != null) ? result.throughput() : Stats.of(List.of());
+	}
+
+	private Stats physical(String script, int depth) {
+		return series("physicalLimit", script, depth);
+	}
+
+	private Stats series(String name, String script, int depth) {
+		if (!this.measurements.has(name)) {
+			return Stats.of(List.of());
+		}
+		for (JsonElement element : this.measurements.getAsJsonArray(name)) {
+			JsonObject row = element.getAsJsonObject();
+			if (row.get("script").getAsString().equals(script) && row.get("depth").getAsInt() == depth) {
+				return Stats.of(numbers(row.getAsJsonArray("perSecond")));
+			}
+		}
+		return Stats.of(List.of());
+	}
+
+	private @Nullable JsonObject physicalRow(String script, int depth) {
+		for (JsonElement element : this.measurements.getAsJsonArray("physicalLimit")) {
+			JsonObject row = element.getAsJsonObject();
+			if (row.get("script").getAsString().equals(script) && row.get("depth").getAsInt() == depth) {
+				return row;
+			}
+		}
+		return null;
+	}
+
+	private Map<String, Map<Integer, Stats>> chartSeries() {
+		Map<String, Map<Integer, Stats>> series = new LinkedHashMap<>();
+		for (String system : LABELS.keySet()) {
+			Map<Integer, Stats> byThreads = new LinkedHashMap<>();
+			for (int threads : THREADS) {
+				byThreads.put(threads, throughput(system, threads));
+			}
+			series.put(LABELS.get(system), byThreads);
+		}
+		for (String script : Measurements.PHYSICAL_SCRIPTS) {
+			Map<Integer, Stats> byDepth = new LinkedHashMap<>();
+			for (int depth : THREADS) {
+				byDepth.put(depth, physical(script, depth));
+			}
+			series.put("physical limit: " + script, byDepth);
+		}
+		return series;
+	}
+
+	private String markdown(long seconds) {
+		StringBuilder md = new StringBuilder();
+		JsonObject settings = this.jmhSettings;
+		md.append("# Benchmarks\n\n");
+		md.append("How fast the limiters decide against a real Redis, side by side with what users would pick instead, ")
+			.append("and how close they come to what the Redis server itself can execute. Everything here comes from one ")
+			.append("command, `ratelimit-benchmarks/run.sh`, run on ").append(LocalDate.now()).append(" in ")
+			.append(Math.round(seconds / 60.0)).append(" minutes; the chart is [docs/benchmarks.png](docs/benchmarks.png).\n\n");
+		md.append("![Decisions per second per system and thread count](docs/benchmarks.png)\n\n");
+		targets(md);
+		method(md, settings);
+		throughputTables(md);
+		ratios(md);
+		whereTheTimeGoes(md);
+		hotKey(md);
+		keyCount(md);
+		memory(md);
+		http(md);
+		md.append("## Reproduce\n\n```\nratelimit-benchmarks/run.sh\n```\n\n")
+			.append("It builds the module with `./mvnw -B -Pbenchmarks -pl ratelimit-benchmarks,sample-app -am package -DskipTests`, ")
+			.append("runs the JMH uber-jar `ratelimit-benchmarks/target/benchmarks.jar` once per thread count with JSON output, ")
+			.append("then `dev.ratelimit.benchmarks.Measurements` (physical limit, hot key, memory, HTTP) and ")
+			.append("`dev.ratelimit.benchmarks.Report`, which writes this file and the chart. Raw results stay in ")
+			.append("`ratelimit-benchmarks/target/bench/`. The module is built only with the `benchmarks` profile, so ")
+			.append("`./mvnw -B verify` neither builds it nor downloads JMH, Bucket4j or Redisson. Single benchmarks: ")
+			.append("`java -jar ratelimit-benchmarks/target/benchmarks.jar RateLimiterBenchmarks -p system=gcra -t 8`; ")
+			.append("add `-prof stack` to see where the threads spend their time.\n");
+		return md.toString();
+	}
+
+	private void targets(StringBuilder md) {
+		md.append("## Targets\n\n");
+		md.append("| Target | Measured | Met |\n|---|---|---|\n");
+		// allowed-path throughput at 64 threads
+		List<String> physicalParts = new ArrayList<>();
+		List<String> bucket4jParts = new ArrayList<>();
+		List<String> redissonParts = new ArrayList<>();
+		boolean physicalMet = true;
+		boolean bucket4jMet = true;
+		boolean redissonMet = true;
+		for (String system : O1) {
+			double ours = throughput(system, 64).median();
+			double physical = physicalFor(system, 64).median();
+			double bucket4j = throughput("bucket4j", 64).median();
+			double redisson = throughput("redisson", 64).median();
+			physicalMet &= ours / physical >= 0.8;
+			bucket4jMet &= ours / bucket4j >= 2;
+			redissonMet &= ours / redisson >= 1.5;
+			physicalParts.add(short_(system) + " " + ratio(ours / physical));
+			bucket4jParts.add(short_(system) + " " + ratio(ours / bucket4j));
+			redissonParts.add(short_(system) + " " + ratio(ours / redisson));
+		}
+		md.append("| O(1) algorithms at 64 threads ≥ 0.8 × the physical limit at 64 in flight | ")
+			.append(String.join(", ", physicalParts)).append(" | ").append(yes(physicalMet)).append(" |\n");
+		md.append("| … ≥ 2 × Bucket4j | ").append(String.join(", ", bucket4jParts)).append(" | ")
+			.append(yes(bucket4jMet)).append(" |\n");
+		md.append("| … ≥ 1.5 × Redisson | ").append(String.join(", ", redissonParts)).append(" | ")
+			.append(yes(redissonMet)).append(" |\n");
+		// hot key
+		List<String> hotParts = new ArrayList<>();
+		boolean hotMet = true;
+		for (int threads : new int[] { 8, 64 }) {
+			double without = hotKeyRejections(false, threads).median();
+			double with = hotKeyRejections(true, threads).median();
+			hotMet &= with / without >= 20;
+			hotParts.add(threads + " threads: " + ratio(with / without));
+		}
+		md.append("| Hot key: rejections/s with the local cache ≥ 20 × without | ").append(String.join(", ", hotParts))
+			.append(" | ").append(yes(hotMet)).append(" |\n");
+		List<String> callParts = new ArrayList<>();
+		boolean callsMet = true;
+		for (JsonElement element : this.measurements.getAsJsonObject("hotKey").getAsJsonArray("perSecond")) {
+			JsonObject run = element.getAsJsonObject();
+			double periods = run.get("roundSeconds").getAsDouble();
+			double rejectedCalls = numbers(run.getAsJsonArray("rejectedCallsToRedis")).get(0).doubleValue();
+			callsMet &= rejectedCalls / periods <= 1.0;
+			callParts.add(run.get("threads").getAsInt() + " threads: " + decimal(rejectedCalls / periods));
+		}
+		md.append("| Hot key: Redis calls refused per retry period ≤ 1 per instance (limit 10/s, cache on) | ")
+			.append(String.join(", ", callParts)).append(" | ").append(yes(callsMet)).append(" |\n");
+		// HTTP
+		Stats addedP99 = httpStat((round) -> round.get("ruleP99").getAsDouble() - round.get("noRuleP99").getAsDouble());
+		md.append("| HTTP: p99 added by the interceptor < 1 ms at a moderate load | ")
+			.append(Report.millis(addedP99.median())).append(" ms (rounds: ").append(Report.millis(addedP99.min()))
+			.append(" to ").append(Report.millis(addedP99.max())).append(") | ").append(yes(addedP99.median() < 1.0))
+			.append(" |\n");
+		// keys
+		List<String> keyParts = new ArrayList<>();
+		boolean flat = true;
+		for (String system : keyCountSystems()) {
+			Result small = result(system, 1000, 64);
+			Result large = result(system, 1_000_000, 64);
+			if (small != null && large != null) {
+				double change = large.throughput().median() / small.throughput().median();
+				flat &= change >= 0.8;
+				keyParts.add(short_(system) + " " + ratio(change));
+			}
+		}
+		md.append("| Throughput flat from 1,000 to 1,000,000 keys (1M ÷ 1k within noise, ≥ 0.8) | ")
+			.append(String.join(", ", keyParts)).append(" | ").append(yes(flat)).append(" |\n");
+		boolean constant = true;
+		List<String> memoryParts = new ArrayList<>();
+		for (String system : O1) {
+			long small = memoryBytes(system, 10);
+			long mid = memoryBytes(system, 1000);
+			long large = memoryBytes(system, 1_000_000);
+			long spread = Math.max(small, Math.max(mid, large)) - Math.min(small, Math.min(mid, large));
+			constant &= small > 0 && spread <= MEMORY_TOLERANCE;
+			memoryParts.add(short_(system) + " " + small + " / " + mid + " / " + large + " B");
+		}
+		md.append("| O(1) memory per key constant at limits 10 / 1,000 / 1,000,000 (within ")
+			.append(MEMORY_TOLERANCE).append(" B: the stored numbers' digits) | ").append(String.join(", ", memoryParts))
+			.append(" | ").append(yes(constant)).append(" |\n\n");
+	}
+
+	private void method(StringBuilder md, @Nullable JsonObject settings) {
+		md.append("## Method\n\n");
+		md.append("- **Machine**: ").append(Machine.describe()).append(". Load average when the run started: ")
+			.append(System.getProperty("bench.loadBefore", "?")).append("; when the report was written: ")
+			.append(Machine.loadAverage()).append(" (other processes on the machine add noise).\n");
+		md.append("- **Cores used, pinning**: none pinned; redis-server (single-threaded), the benchmark JVM and, in the ")
+			.append("HTTP scenario, the sample app share both cores, so a client that burns CPU takes it from Redis. ")
+			.append("Each table gives the Redis and client CPU shares where they matter.\n");
+		md.append("- **Software**: Java ").append(System.getProperty("java.version")).append(" (")
+			.append(System.getProperty("java.vm.name")).append("), Redis ")
+			.append(this.measurements.get("redisVersion").getAsString())
+			.append(" (redis-server started by the benchmark on 127.0.0.1 with persistence off, one per trial), ")
+			.append("Lettuce 6.8 through Spring Data Redis, Bucket4j 8.19.0, Redisson 4.7.0, JMH 1.37.\n");
+		if (settings != null) {
+			md.append("- **JMH**: mode sample time; ").append(settings.get("forks").getAsInt()).append(" fork, ")
+				.append(settings.get("warmupIterations").getAsInt()).append(" warm-up iterations of ")
+				.append(settings.get("warmupTime").getAsString()).append(", ")
+				.append(settings.get("measurementIterations").getAsInt()).append(" measurement iterations of ")
+				.append(settings.get("measurementTime").getAsString()).append(", at 1, 8 and 64 threads; a fresh ")
+				.append("redis-server per trial. Throughput is the decisions counted in each measurement iteration ")
+				.append("divided by its length; tables give the **median of the iterations** and, in small type, ")
+				.append("their min–max. Latency percentiles are JMH's, over every sampled decision of the trial.\n");
+		}
+		md.append("- **Workload**: keys `user-0` … `user-9999` chosen at random per decision (every key exists before ")
+			.append("measuring), one permit per decision, a limit of 1,000,000 per hour that is never reached (the ")
+			.append("allowed path), Redis time. Ours run as the starter configures them: `LettuceScriptRunner` with ")
+			.append("a 200 ms timeout on a `LettuceConnectionFactory` (one shared connection), a `CircuitBreaker` ")
+			.append("(5 failures, 2 s) and a `LocalDenialCache(10_000)`; a decision that times out would count in ")
+			.append("the errors column. The seed's two classes are copied from the article unchanged (package aside) ")
+			.append("and run over a `StringRedisTemplate`. Bucket4j: `Bucket4jLettuce.casBasedBuilder` on one ")
+			.append("Lettuce connection, capacity 1,000,000 refilled greedily per hour, proxies built once per key. ")
+			.append("Redisson: default single-server config, `RRateLimiter` per key with `trySetRate(OVERALL, ")
+			.append("1,000,000, 1h)` once, then `tryAcquire()`.\n");
+		md.append("- **Physical limit**: the same Lua script (ours) driven over one raw socket, ")
+			.append("`redis-benchmark`-style: 1, 8 or 64 pre-encoded `EVALSHA` commands written back to back, ")
+			.append("then their replies read, for 2-second rounds (").append(roundsOf("physicalLimit"))
+			.append(" rounds after one warm-up round). `redis-benchmark` itself is not installed on this ")
+			.append("machine. For comparison, the same scripts through Lettuce's asynchronous API from one thread with ")
+			.append("as many commands in flight.\n\n");
+	}
+
+	private String roundsOf(String name) {
+		JsonArray rows = this.measurements.getAsJsonArray(name);
+		return (rows.size() > 0) ? Integer.toString(rows.get(0).getAsJsonObject().getAsJsonArray("perSecond").size()) : "?";
+	}
+
+	private void throughputTables(StringBuilder md) {
+		md.append("## Allowed path: decisions per second, 10,000 keys\n\n");
+		md.append("| System | 1 thread | 8 threads | 64 threads | errors / rejections |\n|---|---:|---:|---:|---:|\n");
+		for (String system : LABELS.keySet()) {
+			md.append("| ").append(LABELS.get(system));
+			long errors = 0;
+			long rejections = 0;
+			for (int threads : THREADS) {
+				md.append(" | ").append(throughput(system, threads).rateWithRange());
+				Result result = result(system, 10_000, threads);
+				if (result != null && result.trial() != null) {
+					errors += result.trial().get("errors").getAsLong();
+					rejections += result.trial().get("rejections").getAsLong();
+				}
+			}
+			md.append(" | ").append(errors).append(" / ").append(rejections).append(" |\n");
+		}
+		for (String script : Measurements.PHYSICAL_SCRIPTS) {
+			md.append("| **physical limit: ").append(script).append(" script, raw pipeline** (in flight: 1 / 8 / 64)");
+			for (int depth : THREADS) {
+				md.append(" | ").append(physical(script, depth).rateWithRange());
+			}
+			md.append(" | |\n");
+		}
+		md.append("| Lettuce async, fixed-window script, no limiter code (in flight: 1 / 8 / 64)");
+		for (int depth : THREADS) {
+			md.append(" | ").append(series("lettuceAsync", "fixed-window", depth).rateWithRange());
+		}
+		md.append(" | |\n\n");
+		md.append("### Latency per decision (p50 / p99 / p99.9, ms)\n\n");
+		md.append("| System | 1 thread | 8 threads | 64 threads |\n|---|---:|---:|---:|\n");
+		for (String system : LABELS.keySet()) {
+			md.append("| ").append(LABELS.get(system));
+			for (int threads : THREADS) {
+				Result result = result(system, 10_000, threads);
+				md.append(" | ").append((result != null) ? Report.millis(result.p50() / 1000) + " / "
+						+ Report.millis(result.p99() / 1000) + " / " + Report.millis(result.p999() / 1000) : "–");
+			}
+			md.append(" |\n");
+		}
+		md.append("\n");
+	}
+
+	private Stats physicalFor(String system, int depth) {
+		return physical(Measurements.PHYSICAL_SCRIPTS.contains(system) ? system : "fixed-window", depth);
+	}
+
+	private void ratios(StringBuilder md) {
+		md.append("## Ratios (medians; 1 / 8 / 64 threads)\n\n");
+		md.append("The physical limit of each O(1) algorithm is its own script; the sliding window log is compared ")
+			.append("with the fixed-window script. Above 1 means ours is faster.\n\n");
+		md.append("| Ours | ÷ physical limit | ÷ Bucket4j | ÷ Redisson | ÷ seed fixed window | ÷ seed sliding log |\n")
+			.append("|---|---:|---:|---:|---:|---:|\n");
+		for (String system : Contenders.OURS) {
+			md.append("| ").append(LABELS.get(system));
+			md.append(" | ").append(ratios(system, (threads) -> physicalFor(system, threads).median()));
+			for (String peer : List.of("bucket4j", "redisson", "seed-fixed-window", "seed-sliding-window-log")) {
+				md.append(" | ").append(ratios(system, (threads) -> throughput(peer, threads).median()));
+			}
+			md.append(" |\n");
+		}
+		md.append("\n");
+	}
+
+	private String ratios(String system, Function<Integer, Double> denominator) {
+		List<String> parts = new ArrayList<>();
+		for (int threads : THREADS) {
+			parts.add(ratio(throughput(system, threads).median() / denominator.apply(threads)));
+		}
+		return String.join(" / ", parts);
+	}
+
+	private void whereTheTimeGoes(StringBuilder md) {
+		md.append("## Where the time goes (64 threads)\n\n");
+		md.append("Redis commands per decision and the server's own time per decision come from `INFO commandstats` ")
+			.append("over the measurement iterations; CPU shares are CPU-seconds per second (1.0 = one core of the ")
+			.append("two). Redis executes scripts on one thread, so its CPU share near 1.0 means Redis is the bottleneck; ")
+			.append("below that, the client is.\n\n");
+		md.append("| System | Redis commands per decision | Redis µs per decision | Redis CPU | benchmark JVM CPU |\n")
+			.append("|---|---|---:|---:|---:|\n");
+		for (String system : LABELS.keySet()) {
+			Result result = result(system, 10_000, 64);
+			if (result == null || result.trial() == null) {
+				continue;
+			}
+			JsonObject trial = result.trial();
+			double decisions = trial.get("decisions").getAsDouble();
+			List<String> commands = new ArrayList<>();
+			for (Map.Entry<String, JsonElement> entry : trial.getAsJsonObject("redisCommands").entrySet()) {
+				double perDecision = entry.getValue().getAsDouble() / decisions;
+				if (perDecision >= 0.01) {
+					commands.add(decimal(perDecision) + " " + entry.getKey().toUpperCase(Locale.ROOT));
+				}
+			}
+			md.append("| ").append(LABELS.get(system)).append(" | ").append(String.join(", ", commands)).append(" | ")
+				.append(decimal(trial.get("redisUsecPerDecision").getAsDouble())).append(" | ")
+				.append(decimal(trial.get("redisCpuShare").getAsDouble())).append(" | ")
+				.append(decimal(trial.get("jvmCpuShare").getAsDouble())).append(" |\n");
+		}
+		for (String script : Measurements.PHYSICAL_SCRIPTS) {
+			JsonObject row = physicalRow(script, 64);
+			if (row != null) {
+				md.append("| physical limit: ").append(script).append(", 64 in flight | 1 EVALSHA | ")
+					.append(decimal(row.get("redisUsecPerCall").getAsDouble())).append(" | ")
+					.append(decimal(row.get("redisCpuShare").getAsDouble())).append(" | – |\n");
+			}
+		}
+		md.append("\n");
+	}
+
+	private Stats hotKeyRejections(boolean cached, int threads) {
+		for (JsonElement element : this.measurements.getAsJsonObject("hotKey").getAsJsonArray("perMinute")) {
+			JsonObject run = element.getAsJsonObject();
+			if (run.get("cache").getAsBoolean() == cached && run.get("threads").getAsInt() == threads) {
+				return Stats.of(numbers(run.getAsJsonArray("rejectionsPerSecond")));
+			}
+		}
+		return Stats.of(List.of());
+	}
+
+	private void hotKey(StringBuilder md) {
+		md.append("## Hot key: one key far over its limit\n\n");
+		md.append("Our fixed window with a limit of 10 per minute; every thread hammers the same key. Each round ")
+			.append("uses a fresh key, so its first 10 calls are granted. Redis calls are counted by a wrapper around ")
+			.append("the runner and checked against `INFO commandstats` (`EVALSHA` + `EVAL`); \"refused calls\" are ")
+			.append("Redis calls that came back refused (calls − 10 granted).\n\n");
+		md.append("| Local denial cache | Threads | Rejections per second | Redis calls per round | refused calls to Redis | INFO commandstats | errors |\n")
+			.append("|---|---:|---:|---|---|---|---:|\n");
+		JsonObject hot = this.measurements.getAsJsonObject("hotKey");
+		for (JsonElement element : hot.getAsJsonArray("perMinute")) {
+			JsonObject run = element.getAsJsonObject();
+			md.append("| ").append(run.get("cache").getAsBoolean() ? "on" : "off").append(" | ")
+				.append(run.get("threads").getAsInt()).append(" | ")
+				.append(Stats.of(numbers(run.getAsJsonArray("rejectionsPerSecond"))).rateWithRange()).append(" | ")
+				.append(list(run.getAsJsonArray("redisCalls"))).append(" | ")
+				.append(list(run.getAsJsonArray("rejectedCallsToRedis"))).append(" | ")
+				.append(list(run.getAsJsonArray("evalshaCalls"))).append(" | ").append(run.get("errors").getAsLong())
+				.append(" |\n");
+		}
+		md.append("\nRounds of ").append(hot.getAsJsonArray("perMinute").get(0).getAsJsonObject().get("roundSeconds"))
+			.append(" s, within one retry period. Over several retry periods, with a limit of 10 per second (cache on, ")
+			.append("one round of 5 s):\n\n");
+		md.append("| Threads | Redis calls | granted | refused calls to Redis | refused calls per retry period | rejections per second |\n")
+			.append("|---:|---:|---:|---:|---:|---:|\n");
+		for (JsonElement element : hot.getAsJsonArray("perSecond")) {
+			JsonObject run = element.getAsJsonObject();
+			double rejected = numbers(run.getAsJsonArray("rejectedCallsToRedis")).get(0).doubleValue();
+			md.append("| ").append(run.get("threads").getAsInt()).append(" | ").append(list(run.getAsJsonArray("redisCalls")))
+				.append(" | ").append(list(run.getAsJsonArray("allowed"))).append(" | ").append((long) rejected)
+				.append(" | ").append(decimal(rejected / run.get("roundSeconds").getAsDouble())).append(" | ")
+				.append(Stats.of(numbers(run.getAsJsonArray("rejectionsPerSecond"))).rate()).append(" |\n");
+		}
+		md.append("\nA refused key is refused locally until its `retryAfter`; the calls that still reach Redis are ")
+			.append("those already in flight when the first refusal comes back, and, when a retry period ends, one per ")
+			.append("thread that misses the expired entry before the next refusal is remembered (the cache does not ")
+			.append("coalesce concurrent misses of one key).\n\n");
+	}
+
+	private List<String> keyCountSystems() {
+		List<String> systems = new ArrayList<>();
+		for (Result result : this.byKey.values()) {
+			if (result.keys() != 10_000 && !systems.contains(result.system())) {
+				systems.add(result.system());
+			}
+		}
+		return systems;
+	}
+
+	private void keyCount(StringBuilder md) {
+		md.append("## Cost against the number of keys (64 threads)\n\n");
+		md.append("Every key exists before measuring (pre-filled with the algorithm's own script), so a decision ")
+			.append("updates a live key among 1,000 to 1,000,000. Redis memory per key is `used_memory` ÷ `DBSIZE` ")
+			.append("after the run (dictionary and expiry entries included).\n\n");
+		md.append("| Algorithm | Keys | Decisions per second | ÷ 1,000 keys | p99 (ms) | Redis memory per key |\n")
+			.append("|---|---:|---:|---:|---:|---:|\n");
+		for (String system : keyCountSystems()) {
+			Result base = result(system, 1000, 64);
+			for (int keys : new int[] { 1000, 100_000, 1_000_000 }) {
+				Result result = result(system, keys, 64);
+				if (result == null) {
+					continue;
+				}
+				JsonObject trial = result.trial();
+				String perKey = "–";
+				if (trial != null) {
+					perKey = Math.round(trial.get("redisUsedMemory").getAsDouble() / trial.get("redisKeys").getAsDouble())
+							+ " B";
+				}
+				md.append("| ").append(LABELS.get(system)).append(" | ").append(number(keys)).append(" | ")
+					.append(result.throughput().rateWithRange()).append(" | ")
+					.append((base != null) ? ratio(result.throughput().median() / base.throughput().median()) : "–")
+					.append(" | ").append(Report.millis(result.p99() / 1000)).append(" | ").append(perKey).append(" |\n");
+			}
+		}
+		md.append("\n");
+	}
+
+	private long memoryBytes(String system, int limit) {
+		for (JsonElement element : this.measurements.getAsJsonArray("memory")) {
+			JsonObject row = element.getAsJsonObject();
+			if (row.get("system").getAsString().equals(system) && row.get("limit").getAsInt() == limit) {
+				return row.get("bytes").getAsLong();
+			}
+		}
+		return -1;
+	}
+
+	private void memory(StringBuilder md) {
+		md.append("## Redis memory per key (`MEMORY USAGE`, budget fully spent, window 1 minute)\n\n");
+		md.append("| System | limit 10 | limit 1,000 | limit 1,000,000 |\n|---|---:|---:|---:|\n");
+		for (String system : List.of("fixed-window", "sliding-window-counter", "token-bucket", "gcra",
+				"sliding-window-log", "bucket4j", "redisson")) {
+			md.append("| ").append(LABELS.get(system));
+			for (int limit : new int[] { 10, 1000, 1_000_000 }) {
+				long bytes = memoryBytes(system, limit);
+				md.append(" | ").append((bytes >= 0) ? bytes + " B" : "–");
+			}
+			md.append(" |\n");
+		}
+		md.append("\nOur O(1) algorithms spend the budget of 1,000,000 in one call of 1,000,000 permits, which ")
+			.append("leaves the same state as a million calls. Their hash holds two numbers as digits, so a key ")
+			.append("grows by a few bytes as the numbers get longer, never with the limit itself. The sliding ")
+			.append("window log keeps one entry per permit and Redisson one per `tryAcquire` in the window, so both ")
+			.append("grow with the limit (spent one permit per call; Bucket4j and Redisson with a one-day window so ")
+			.append("that nothing refills meanwhile, ours on a fixed clock).\n\n");
+	}
+
+	private Stats httpStat(Function<JsonObject, Double> value) {
+		List<Double> values = new ArrayList<>();
+		for (JsonElement element : this.measurements.getAsJsonObject("http").getAsJsonArray("rounds")) {
+			values.add(value.apply(element.getAsJsonObject()));
+		}
+		return Stats.of(values);
+	}
+
+	private void http(StringBuilder md) {
+		JsonObject http = this.measurements.getAsJsonObject("http");
+		md.append("## HTTP: latency the interceptor adds\n\n");
+		md.append("The sample app (`java -jar sample-app/target/sample-app-0.1.0-SNAPSHOT.jar`, its own JVM, ")
+			.append("Tomcat, the starter's defaults) against the benchmark's redis-server. `")
+			.append(http.get("rulePath").getAsString()).append("` carries a rule keyed by `X-Api-Key` with a limit ")
+			.append("of 100,000,000 per hour (never reached; each request sends one of 10,000 keys), `")
+			.append(http.get("noRulePath").getAsString()).append("` none (its rule is moved away by a property). ")
+			.append("Load: ").append(http.get("connections").getAsInt()).append(" keep-alive connections on loopback ")
+			.append("from a raw-socket client, ").append(http.get("ratePerSecond").getAsInt())
+			.append(" requests per second in total at fixed intervals, each connection alternating between the two ")
+			.append("endpoints; latency counts from when a request was due. ").append(http.get("warmUpSeconds"))
+			.append(" s of warm-up, then ").append(http.getAsJsonArray("rounds").size()).append(" rounds of ")
+			.append(http.get("roundSeconds")).append(" s; median of the rounds, min–max in small type.\n\n");
+		md.append("| Endpoint | p50 (ms) | p99 (ms) |\n|---|---:|---:|\n");
+		md.append("| no rule | ").append(httpStat((r) -> r.get("noRuleP50").getAsDouble()).millisWithRange()).append(" | ")
+			.append(httpStat((r) -> r.get("noRuleP99").getAsDouble()).millisWithRange()).append(" |\n");
+		md.append("| rule (one Redis decision) | ").append(httpStat((r) -> r.get("ruleP50").getAsDouble()).millisWithRange())
+			.append(" | ").append(httpStat((r) -> r.get("ruleP99").getAsDouble()).millisWithRange()).append(" |\n");
+		md.append("| **added by the interceptor** | ")
+			.append(httpStat((r) -> r.get("ruleP50").getAsDouble() - r.get("noRuleP50").getAsDouble()).millisWithRange())
+			.append(" | ")
+			.append(httpStat((r) -> r.get("ruleP99").getAsDouble() - r.get("noRuleP99").getAsDouble()).millisWithRange())
+			.append(" |\n\n");
+		long errors = 0;
+		for (JsonElement element : http.getAsJsonArray("rounds")) {
+			errors += element.getAsJsonObject().get("errors").getAsLong();
+		}
+		md.append("Responses other than 200 during the rounds: ").append(errors).append(".\n\n");
+	}
+
+	private static String list(JsonArray values) {
+		List<String> parts = new ArrayList<>();
+		for (Number value : numbers(values)) {
+			parts.add(number(value.doubleValue()));
+		}
+		return String.join(", ", parts);
+	}
+
+	static List<Number> numbers(JsonArray array) {
+		List<Number> numbers = new ArrayList<>();
+		for (JsonElement element : array) {
+			numbers.add(element.getAsDouble());
+		}
+		return numbers;
+	}
+
+	static String number(double value) {
+		if (Double.isNaN(value)) {
+			return "–";
+		}
+		return String.format(Locale.ROOT, "%,d", Math.round(value));
+	}
+
+	static String millis(double value) {
+		if (Double.isNaN(value)) {
+			return "–";
+		}
+		return String.format(Locale.ROOT, (Math.abs(value) < 10) ? "%.2f" : "%.1f", value);
+	}
+
+	static String decimal(double value) {
+		return String.format(Locale.ROOT, "%.2f", value);
+	}
+
+	private static String ratio(double value) {
+		return Double.isNaN(value) || Double.isInfinite(value) ? "–" : String.format(Locale.ROOT, "%.2f×", value);
+	}
+
+	private static String yes(boolean met) {
+		return met ? "**yes**" : "**no**";
+	}
+
+	private static String short_(String system) {
+		return switch (system) {
+			case "fixed-window" -> "fixed";
+			case "sliding-window-counter" -> "counter";
+			case "token-bucket" -> "bucket";
+			case "gcra" -> "GCRA";
+			default -> system;
+		};
+	}
+
+	/**
+	 * One JMH result with the trial's own counters.
+	 *
+	 * @param system the system
+	 * @param keys the number of keys
+	 * @param threads the number of threads
+	 * @param throughput decisions per second over the measurement iterations
+	 * @param p50 median latency in µs
+	 * @param p99 99th percentile in µs
+	 * @param p999 99.9th percentile in µs
+	 * @param trial what the trial recorded of the server, or {@code null}
+	 */
+	record Result(String system, int keys, int threads, Stats throughput, double p50, double p99, double p999,
+			@Nullable JsonObject trial) {
+
+		String key() {
+			return this.system + "|" + this.keys + "|" + this.threads;
+		}
+
+		static Result of(JsonObject run, Path results) throws IOException {
+			JsonObject params = run.getAsJsonObject("params");
+			String system = params.get("system").getAsString();
+			int keys = params.get("keys").getAsInt();
+			int threads = run.get("threads").getAsInt();
+			JsonObject metric = run.getAsJsonObject("primaryMetric");
+			JsonObject percentiles = metric.getAsJsonObject("scorePercentiles");
+			Path trialFile = results.resolve("trial-" + system + "-k" + keys + "-t" + threads + ".json");
+			JsonObject trial = Files.exists(trialFile) ? JsonParser.parseString(Files.readString(trialFile)).getAsJsonObject()
+					: null;
+			Stats throughput = (trial != null) ? Stats.of(numbers(trial.getAsJsonArray("perSecond")))
+					: Stats.of(threads * 1e6 / metric.get("score").getAsDouble());
+			return new Result(system, keys, threads, throughput, percentiles.get("50.0").getAsDouble(),
+					percentiles.get("99.0").getAsDouble(), percentiles.get("99.9").getAsDouble(), trial);
+		}
+
+	}
+
+}
