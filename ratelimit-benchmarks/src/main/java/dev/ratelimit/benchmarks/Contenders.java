@@ -16,7 +16,9 @@ import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
@@ -58,6 +60,9 @@ public final class Contenders {
 	/** The peers users would pick instead. */
 	public static final List<String> PEERS = List.of("bucket4j", "redisson");
 
+	/** Our fixed-window script over Lettuce's blocking API with no limiter code around it: the client's own cost. */
+	public static final String LETTUCE_EVALSHA = "lettuce-evalsha";
+
 	/** The limit every allowed-path benchmark uses: never reached. */
 	public static final RateLimit ALLOWED = RateLimit.of(1_000_000, Duration.ofHours(1));
 
@@ -94,6 +99,7 @@ public final class Contenders {
 			case "seed-sliding-window-log" -> seedSlidingWindow(redis, keys, limit);
 			case "bucket4j" -> bucket4j(redis, keys, limit);
 			case "redisson" -> redisson(redis, keys, limit);
+			case LETTUCE_EVALSHA -> lettuceEvalsha(redis, keys, limit);
 			default -> throw new IllegalArgumentException("Unknown system " + name);
 		};
 	}
@@ -189,6 +195,30 @@ public final class Contenders {
 		}
 		rates.forEach((rate) -> rate.toCompletableFuture().join());
 		return new SelfFilling(keys, (i) -> limiters[i].tryAcquire(), client::shutdown);
+	}
+
+	private static Contender lettuceEvalsha(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		String sha = OurContender.loadScript(redis, "fixed-window");
+		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
+		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+		RedisCommands<byte[], byte[]> commands = connection.sync();
+		byte[][][] redisKeys = new byte[keys.length][][];
+		for (int i = 0; i < keys.length; i++) {
+			redisKeys[i] = new byte[][] { ("lettuce:fixed:" + keys[i]).getBytes(StandardCharsets.UTF_8) };
+		}
+		byte[][] args = { new byte[0], bytes("1"), bytes(Long.toString(limit.limit())),
+				bytes(Long.toString(limit.window().toNanos() / 1000)), bytes(Long.toString(limit.burst())) };
+		return new SelfFilling(keys, (i) -> {
+			List<Object> reply = commands.evalsha(sha, ScriptOutputType.MULTI, redisKeys[i], args);
+			return ((Long) reply.get(0)) == 1L;
+		}, () -> {
+			connection.close();
+			client.shutdown();
+		});
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.US_ASCII);
 	}
 
 	/**

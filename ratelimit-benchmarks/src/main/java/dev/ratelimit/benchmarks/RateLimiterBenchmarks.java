@@ -43,7 +43,7 @@ public class RateLimiterBenchmarks {
 
 	/** The system under test. */
 	@Param({ "fixed-window", "sliding-window-log", "sliding-window-counter", "token-bucket", "gcra",
-			"seed-fixed-window", "seed-sliding-window-log", "bucket4j", "redisson" })
+			"seed-fixed-window", "seed-sliding-window-log", "bucket4j", "redisson", "lettuce-evalsha" })
 	public String system;
 
 	/** How many distinct keys the decisions spread over. */
