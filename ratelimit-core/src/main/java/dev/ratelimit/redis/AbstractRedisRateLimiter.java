@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
@@ -35,6 +36,8 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	public static final String DEFAULT_KEY_PREFIX = "rate";
 
 	private static final String SCRIPT_LOCATION = "META-INF/ratelimit/scripts/";
+
+	private static final RedisScript<List> RESET = loadScript("reset");
 
 	private final RedisScript<List> script;
 
@@ -78,24 +81,23 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 			throw new IllegalArgumentException("key must not be null");
 		}
 		checkLimits(limits, permits);
+		LocalDenialCache denials = this.settings.denialCache();
+		String denialKey = null;
+		long sentAt = 0;
+		if (denials != null) {
+			denialKey = denialKey(key, limits);
+			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
+			if (cached != null) {
+				return cached;
+			}
+			sentAt = denials.now();
+		}
 		CircuitBreaker breaker = this.settings.circuitBreaker();
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return unavailable(key, limits, permits, null);
 		}
-		String id = RedisKeys.segment(key);
-		List<String> keys = new ArrayList<>(limits.size());
-		List<String> args = new ArrayList<>(2 + 3 * limits.size());
-		Clock clock = this.settings.clock();
-		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
-		args.add(Long.toString(permits));
-		for (RateLimit limit : limits) {
-			// one limit keeps the seed's key; several share a hash tag so that the script stays on one slot
-			keys.add((limits.size() == 1) ? this.settings.keyPrefix() + ":" + keyKind() + ":" + id
-					: this.settings.keyPrefix() + ":" + keyKind() + ":{" + id + "}:" + limit.windowLabel());
-			args.add(Long.toString(limit.limit()));
-			args.add(Long.toString(micros(limit.window())));
-			args.add(Long.toString(limit.burst()));
-		}
+		List<String> keys = keys(key, limits);
+		List<String> args = args(limits, permits);
 		List<RateLimitDecision> decisions;
 		try {
 			decisions = decisions(this.settings.runner().run(this.script, keys, args), limits);
@@ -109,7 +111,100 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 		if (breaker != null) {
 			breaker.onSuccess();
 		}
+		if (denials != null) {
+			denials.remember(denialKey, permits, sentAt, decisions);
+		}
 		return decisions;
+	}
+
+	private String denialKey(String key, List<RateLimit> limits) {
+		StringBuilder builder = new StringBuilder(denialKeyPrefix(key));
+		for (RateLimit limit : limits) {
+			builder.append(limit.limit()).append('/').append(limit.window().toNanos()).append('/')
+				.append(limit.burst()).append('\u0000');
+		}
+		return builder.toString();
+	}
+
+	private String denialKeyPrefix(String key) {
+		return this.settings.keyPrefix() + ":" + keyKind() + "\u0000" + key + "\u0000";
+	}
+
+	/**
+	 * Returns the state of {@code key} under {@code limits} without taking anything: the permits
+	 * {@code remaining} now, whether a call for one would be {@code allowed} and else its
+	 * {@code retryAfter}, and {@code resetAfter}. Bypasses the denial cache and the fallback; fails when
+	 * Redis cannot answer.
+	 * @param key whose state to read
+	 * @param limits the limits
+	 * @return one decision per limit, for a call of one permit
+	 * @throws IllegalArgumentException when an argument is invalid
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
+		if (key == null) {
+			throw new IllegalArgumentException("key must not be null");
+		}
+		checkLimits(limits, 1);
+		try {
+			// negative permits: the script tells what a call for one would be told, and writes nothing
+			return decisions(this.settings.runner().run(this.script, keys(key, limits), args(limits, -1)), limits);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
+		}
+	}
+
+	/**
+	 * Deletes the state of {@code key} under {@code limits}, so that it is back to full at once, and
+	 * forgets the rejections this instance remembers for it. Other instances may refuse it from their
+	 * own memory until the retry time they were given.
+	 * @param key whose state to delete
+	 * @param limits the limits
+	 * @return how many Redis keys were deleted
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public long reset(String key, List<RateLimit> limits) {
+		if (key == null) {
+			throw new IllegalArgumentException("key must not be null");
+		}
+		checkLimits(limits, 1);
+		LocalDenialCache denials = this.settings.denialCache();
+		if (denials != null) {
+			denials.forget(denialKeyPrefix(key));
+		}
+		try {
+			return number(this.settings.runner().run(RESET, keys(key, limits), List.of()), 0);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
+		}
+	}
+
+	private List<String> keys(String key, List<RateLimit> limits) {
+		String id = RedisKeys.segment(key);
+		List<String> keys = new ArrayList<>(limits.size());
+		for (RateLimit limit : limits) {
+			// one limit keeps the seed's key; several share a hash tag so that the script stays on one slot
+			keys.add((limits.size() == 1) ? this.settings.keyPrefix() + ":" + keyKind() + ":" + id
+					: this.settings.keyPrefix() + ":" + keyKind() + ":{" + id + "}:" + limit.windowLabel());
+		}
+		return keys;
+	}
+
+	private List<String> args(List<RateLimit> limits, long permits) {
+		List<String> args = new ArrayList<>(2 + 3 * limits.size());
+		Clock clock = this.settings.clock();
+		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
+		args.add(Long.toString(permits));
+		for (RateLimit limit : limits) {
+			args.add(Long.toString(limit.limit()));
+			args.add(Long.toString(micros(limit.window())));
+			args.add(Long.toString(limit.burst()));
+		}
+		return args;
 	}
 
 	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,

@@ -5,6 +5,7 @@ import java.time.Clock;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimiter;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -18,9 +19,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * @param circuitBreaker stops calls to a failing Redis for a while, or {@code null} for none
  * @param fallback decides while Redis cannot (the {@code local} failure mode), or {@code null} to throw
  * {@link dev.ratelimit.RateLimiterUnavailableException}
+ * @param denialCache refuses keys Redis refused, without a call, until they could be granted; or
+ * {@code null} for none
  */
 public record RedisRateLimiterSettings(RedisScriptRunner runner, String keyPrefix, @Nullable Clock clock,
-		@Nullable CircuitBreaker circuitBreaker, @Nullable RateLimiter fallback) {
+		@Nullable CircuitBreaker circuitBreaker, @Nullable RateLimiter fallback,
+		@Nullable LocalDenialCache denialCache) {
 
 	/**
 	 * Checks the settings.
@@ -42,7 +46,7 @@ public record RedisRateLimiterSettings(RedisScriptRunner runner, String keyPrefi
 	 */
 	public static RedisRateLimiterSettings of(StringRedisTemplate redisTemplate, String keyPrefix,
 			@Nullable Clock clock) {
-		return new RedisRateLimiterSettings(RedisScriptRunner.of(redisTemplate), keyPrefix, clock, null, null);
+		return new RedisRateLimiterSettings(RedisScriptRunner.of(redisTemplate), keyPrefix, clock, null, null, null);
 	}
 
 }

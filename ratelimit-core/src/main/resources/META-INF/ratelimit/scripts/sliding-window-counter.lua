@@ -6,7 +6,8 @@
 -- KEYS[i]        limit i's hash: field w = current window index (now / window_us), c = its count,
 --                p = the previous window's count
 -- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
@@ -20,6 +21,10 @@ if not now then
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 local permits = tonumber(ARGV[2])
+local peek = permits < 0
+if peek then
+  permits = -permits
+end
 
 local function int(x)
   return string.format('%.0f', x)
@@ -69,7 +74,7 @@ for i = 1, #KEYS do
       retry_after = (window - elapsed) + math.min(fits_at, window)
     end
   end
-  if granted then
+  if granted and not peek then
     current = current + permits
     redis.call('HSET', KEYS[i], 'w', int(index), 'c', int(current), 'p', int(previous))
     redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))

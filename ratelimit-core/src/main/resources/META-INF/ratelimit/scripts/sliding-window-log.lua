@@ -4,7 +4,8 @@
 --
 -- KEYS[i]        limit i's sorted set: one member per permit, scored with its time in µs
 -- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
@@ -18,6 +19,10 @@ if not now then
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 local permits = tonumber(ARGV[2])
+local peek = permits < 0
+if peek then
+  permits = -permits
+end
 
 local function int(x)
   return string.format('%.0f', x)
@@ -42,7 +47,7 @@ for i = 1, #KEYS do
   local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
   local count = counts[i]
   local admits = count + permits <= limit
-  if granted then
+  if granted and not peek then
     -- members must be unique: calls within the same microsecond each add their own entries
     local score, seq = int(now), count
     for _ = 1, permits do

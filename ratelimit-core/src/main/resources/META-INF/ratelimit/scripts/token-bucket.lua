@@ -5,7 +5,8 @@
 --
 -- KEYS[i]        limit i's hash: field t = tokens in units of 1/window_us, field ts = last refill (µs)
 -- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..burst of every limit)
+-- ARGV[2]        permits this call takes (1..burst of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (tokens per window), window_us (>= 1000), burst (capacity, >= 1)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining
@@ -19,6 +20,10 @@ if not now then
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 local permits = tonumber(ARGV[2])
+local peek = permits < 0
+if peek then
+  permits = -permits
+end
 
 local function int(x)
   return string.format('%.0f', x)
@@ -54,7 +59,7 @@ for i = 1, #KEYS do
   local capacity = burst * window
   local available = tokens[i]
   local admits = available >= permits * window
-  if granted then
+  if granted and not peek then
     available = available - permits * window
     redis.call('HSET', KEYS[i], 't', int(available), 'ts', int(now))
     redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))

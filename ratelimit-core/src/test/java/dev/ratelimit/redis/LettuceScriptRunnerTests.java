@@ -155,7 +155,7 @@ class LettuceScriptRunnerTests {
 			LocalRateLimiter fallback) {
 		return new FixedWindowRateLimiter(
 				new RedisRateLimiterSettings(runner, "runner-" + UUID.randomUUID().toString().substring(0, 8), null,
-						breaker, fallback));
+						breaker, fallback, null));
 	}
 
 

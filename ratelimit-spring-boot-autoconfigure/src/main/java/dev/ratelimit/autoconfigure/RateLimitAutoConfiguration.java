@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
@@ -55,13 +56,22 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "ratelimit.local-cache.enabled", matchIfMissing = true)
+	LocalDenialCache rateLimitDenialCache(RateLimitProperties properties) {
+		return PropertyErrors.check("ratelimit.local-cache.max-keys", properties.getLocalCache().getMaxKeys(),
+				LocalDenialCache::new);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RedisRateLimiterSettings rateLimiterSettings(RedisScriptRunner runner, CircuitBreaker circuitBreaker,
-			RateLimitProperties properties) {
+			ObjectProvider<LocalDenialCache> denialCache, RateLimitProperties properties) {
 		LocalRateLimiter fallback = (properties.getFailureMode() != FailureMode.LOCAL) ? null
 				: PropertyErrors.check("ratelimit.local.max-keys", properties.getLocal().getMaxKeys(),
 						LocalRateLimiter::new);
+		LocalDenialCache denials = denialCache.getIfAvailable();
 		return PropertyErrors.check("ratelimit.key-prefix", properties.getKeyPrefix(),
-				(prefix) -> new RedisRateLimiterSettings(runner, prefix, null, circuitBreaker, fallback));
+				(prefix) -> new RedisRateLimiterSettings(runner, prefix, null, circuitBreaker, fallback, denials));
 	}
 
 	@Bean

@@ -49,6 +49,8 @@ public class RateLimitProperties {
 
 	private final Local local = new Local();
 
+	private final LocalCache localCache = new LocalCache();
+
 	/**
 	 * Proxies, as IP addresses or CIDR blocks, whose X-Forwarded-For and Forwarded headers are believed.
 	 */
@@ -112,6 +114,10 @@ public class RateLimitProperties {
 
 	public Local getLocal() {
 		return this.local;
+	}
+
+	public LocalCache getLocalCache() {
+		return this.localCache;
 	}
 
 	public List<String> getTrustedProxies() {
@@ -184,6 +190,40 @@ public class RateLimitProperties {
 		 * Most keys held in memory per instance while Redis is unavailable; the least recently used go.
 		 */
 		private int maxKeys = 10_000;
+
+		public int getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(int maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+	}
+
+	/**
+	 * The local denial cache: keys Redis refused are refused again without a Redis call until they could
+	 * be granted.
+	 */
+	public static class LocalCache {
+
+		/**
+		 * Whether to refuse keys that Redis refused locally until their retry time, without a Redis call.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Most refused keys remembered per instance.
+		 */
+		private int maxKeys = 10_000;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
 
 		public int getMaxKeys() {
 			return this.maxKeys;

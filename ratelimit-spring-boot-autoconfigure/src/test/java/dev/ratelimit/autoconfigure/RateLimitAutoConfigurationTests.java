@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
@@ -126,6 +127,21 @@ class RateLimitAutoConfigurationTests {
 				assertThat(context.getBean(FixedWindowRateLimiter.class).settings().runner())
 					.isSameAs(context.getBean(RedisScriptRunner.class));
 			});
+	}
+
+	@Test
+	void remembersRefusalsUnlessTheLocalCacheIsOff() {
+		this.runner.withPropertyValues("ratelimit.local-cache.max-keys=123").run((context) -> {
+			assertThat(context).hasSingleBean(LocalDenialCache.class);
+			assertThat(context.getBean(FixedWindowRateLimiter.class).settings().denialCache())
+				.isSameAs(context.getBean(LocalDenialCache.class))
+				.extracting("maxKeys")
+				.isEqualTo(123);
+		});
+		this.runner.withPropertyValues("ratelimit.local-cache.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(LocalDenialCache.class);
+			assertThat(context.getBean(FixedWindowRateLimiter.class).settings().denialCache()).isNull();
+		});
 	}
 
 	@Test

@@ -14,6 +14,7 @@ import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
@@ -64,12 +65,17 @@ class SampleApplicationTests {
 		registry.add("ratelimit.key-prefix", () -> prefix);
 	}
 
+	@Autowired
+	private LocalDenialCache denialCache;
+
 	@BeforeEach
 	void freshBudgets() {
 		var keys = this.redis.keys(this.prefix + ":*");
 		if (!keys.isEmpty()) {
 			this.redis.delete(keys);
 		}
+		// rejections this instance remembers go with the budgets
+		this.denialCache.clear();
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package dev.ratelimit.web.servlet;
 
 import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.Properties;
 
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.BeforeEach;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.data.redis.core.RedisCallback;
 
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.get;
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.send;
@@ -73,6 +75,37 @@ class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 		assertThat((String) JsonPath.read(body, "$.instance")).isEqualTo("/api/items");
 		assertThat((List<String>) JsonPath.read(body, "$.violatedPolicies")).containsExactly("api");
 		assertThat(this.endpoints.itemsServed).hasValue(3);
+	}
+
+	@Test
+	void refusesAFloodFromOneClientWithoutCallingRedisAgain() throws Exception {
+		long before = evalshaCalls();
+		for (int i = 0; i < 4; i++) {
+			get(this.port, "/api/items");
+		}
+		for (int i = 0; i < 100; i++) {
+			HttpResponse<String> refused = get(this.port, "/api/items");
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).matches("\"api\";r=0;t=(59|60)");
+			assertThat(refused.headers().firstValue("Retry-After").orElseThrow()).matches("59|60");
+		}
+		// four decisions by Redis (three grants and the first refusal), a hundred from memory
+		assertThat(evalshaCalls() - before).isEqualTo(4);
+		assertThat(this.endpoints.itemsServed).hasValue(3);
+	}
+
+	/** Scripts Redis ran so far: EVALSHA calls, and EVAL calls where it did not know the script yet. */
+	private long evalshaCalls() {
+		Properties stats = this.redis.execute(
+				(RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		long calls = 0;
+		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
+			String line = stats.getProperty(command);
+			if (line != null) {
+				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*", "$1"));
+			}
+		}
+		return calls;
 	}
 
 	@Test

@@ -2,6 +2,9 @@ package dev.ratelimit.web.servlet;
 
 import org.junit.jupiter.api.BeforeEach;
 
+import dev.ratelimit.LocalDenialCache;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -29,9 +32,14 @@ abstract class RedisBackedWebTests {
 		RateLimitTestApplication.register(registry);
 	}
 
+	@Autowired
+	ObjectProvider<LocalDenialCache> denialCache;
+
 	@BeforeEach
 	void deleteBudgets() {
 		RateLimitTestApplication.deleteKeys(this.redis, this.prefix);
+		// rejections this instance remembers go with the budgets
+		this.denialCache.ifAvailable(LocalDenialCache::clear);
 	}
 
 }

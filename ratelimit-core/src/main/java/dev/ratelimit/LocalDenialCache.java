@@ -1,0 +1,157 @@
+package dev.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Remembers rejections so that a key refused by Redis is refused again locally, without a Redis call,
+ * until the earliest instant it could be granted. A rejection stays certain until then: other callers
+ * can only take permits, never give them back, so this never refuses a call Redis would grant, nor for
+ * longer (the deadline counts from before the call was sent). Memory is bounded: past
+ * {@code maxKeys} entries, expired ones are dropped and new rejections are not remembered.
+ */
+public final class LocalDenialCache {
+
+	private final int maxKeys;
+
+	private final LongSupplier nanoTime;
+
+	private final Map<String, Denial> denials = new ConcurrentHashMap<>();
+
+	private final LongAdder hits = new LongAdder();
+
+	/**
+	 * Creates a cache on the system's monotonic clock.
+	 * @param maxKeys how many rejected keys to remember at most, at least 1
+	 */
+	public LocalDenialCache(int maxKeys) {
+		this(maxKeys, System::nanoTime);
+	}
+
+	/**
+	 * Creates a cache on a given monotonic clock, for tests.
+	 * @param maxKeys how many rejected keys to remember at most, at least 1
+	 * @param nanoTime the clock, in nanoseconds
+	 */
+	public LocalDenialCache(int maxKeys, LongSupplier nanoTime) {
+		if (maxKeys < 1) {
+			throw new IllegalArgumentException("maxKeys must be at least 1, but was " + maxKeys);
+		}
+		this.maxKeys = maxKeys;
+		this.nanoTime = nanoTime;
+	}
+
+	/**
+	 * Returns the current time of the cache's clock, to be taken before a call is sent.
+	 * @return the time in nanoseconds
+	 */
+	public long now() {
+		return this.nanoTime.getAsLong();
+	}
+
+	/**
+	 * Returns the decisions of a remembered rejection of {@code key}, counted down to now, when a call
+	 * for {@code permits} is certain to be refused.
+	 * @param key the key, limits included
+	 * @param permits the permits the call asks for
+	 * @return the decisions, or {@code null} when the call must go to Redis
+	 */
+	public @Nullable List<RateLimitDecision> lookup(String key, long permits) {
+		Denial denial = this.denials.get(key);
+		if (denial == null) {
+			return null;
+		}
+		long now = this.nanoTime.getAsLong();
+		if (now - denial.until >= 0) {
+			this.denials.remove(key, denial);
+			return null;
+		}
+		if (permits < denial.permits) {
+			return null;
+		}
+		this.hits.increment();
+		Duration elapsed = Duration.ofNanos(now - denial.sentAt);
+		List<RateLimitDecision> decisions = new ArrayList<>(denial.decisions.size());
+		for (RateLimitDecision decision : denial.decisions) {
+			Duration resetAfter = positiveOrZero(decision.resetAfter().minus(elapsed));
+			decisions.add(decision.allowed()
+					? RateLimitDecision.allowed(decision.limit(), decision.remaining(), resetAfter)
+					: RateLimitDecision.rejected(decision.limit(), decision.remaining(),
+							decision.retryAfter().minus(elapsed), resetAfter));
+		}
+		return decisions;
+	}
+
+	/**
+	 * Remembers a rejection until the earliest {@code retryAfter} of the limits that refused it.
+	 * @param key the key, limits included
+	 * @param permits the permits the call asked for
+	 * @param sentAt when the call was sent, from {@link #now()}
+	 * @param decisions the decisions of the refused call
+	 */
+	public void remember(String key, long permits, long sentAt, List<RateLimitDecision> decisions) {
+		Duration earliest = null;
+		for (RateLimitDecision decision : decisions) {
+			if (!decision.allowed() && (earliest == null || decision.retryAfter().compareTo(earliest) < 0)) {
+				earliest = decision.retryAfter();
+			}
+		}
+		if (earliest == null) {
+			return;
+		}
+		if (this.denials.size() >= this.maxKeys) {
+			long now = this.nanoTime.getAsLong();
+			this.denials.values().removeIf((denial) -> now - denial.until >= 0);
+			if (this.denials.size() >= this.maxKeys) {
+				return;
+			}
+		}
+		this.denials.put(key, new Denial(sentAt, sentAt + earliest.toNanos(), permits, List.copyOf(decisions)));
+	}
+
+	/**
+	 * Forgets the rejections of keys that start with {@code prefix}, for example after a key was reset.
+	 * @param prefix the start of the keys
+	 */
+	public void forget(String prefix) {
+		this.denials.keySet().removeIf((key) -> key.startsWith(prefix));
+	}
+
+	/**
+	 * Forgets every rejection.
+	 */
+	public void clear() {
+		this.denials.clear();
+	}
+
+	/**
+	 * Returns how many calls were refused from the cache so far.
+	 * @return the count
+	 */
+	public long hits() {
+		return this.hits.sum();
+	}
+
+	/**
+	 * Returns how many rejections are remembered.
+	 * @return the count, at most {@code maxKeys}
+	 */
+	public int size() {
+		return this.denials.size();
+	}
+
+	private static Duration positiveOrZero(Duration duration) {
+		return duration.isNegative() ? Duration.ZERO : duration;
+	}
+
+	private record Denial(long sentAt, long until, long permits, List<RateLimitDecision> decisions) {
+	}
+
+}
