@@ -99,7 +99,7 @@ class RedisClusterIntegrationTests {
 	}
 
 	@Test
-	void chargesMultiLimitRulesAllOrNothingWithTheirKeysOnOneSlot() {
+	void chargesReadsAndResetsMultiLimitRulesWithTheirKeysOnOneSlot() {
 		this.runner.run((context) -> {
 			String prefix = context.getBean(RateLimitProperties.class).getKeyPrefix();
 			List<RateLimit> limits = List.of(RateLimit.of(2, Duration.ofMinutes(1)), RateLimit.of(5, Duration.ofHours(1)));
@@ -118,6 +118,10 @@ class RedisClusterIntegrationTests {
 				Map<Integer, Long> counts = cluster.countKeys(cluster.masters(), prefix + ":*:{" + id + "}:*");
 				assertThat(counts).as("%s", limiter.algorithm()).containsEntry(owner.port(), 2L);
 				assertThat(counts.values()).as("%s", limiter.algorithm()).containsExactlyInAnyOrder(2L, 0L, 0L);
+				// reading and resetting the state touch both keys in one script too
+				assertThat(limiter.inspect(id, limits)).extracting(RateLimitDecision::remaining).containsExactly(0L, 3L);
+				assertThat(limiter.reset(id, limits)).as("%s", limiter.algorithm()).isEqualTo(2);
+				assertThat(limiter.inspect(id, limits)).extracting(RateLimitDecision::remaining).containsExactly(2L, 5L);
 			}
 		});
 	}
