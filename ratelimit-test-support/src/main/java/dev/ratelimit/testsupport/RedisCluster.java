@@ -16,10 +16,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
 
@@ -35,18 +32,15 @@ public final class RedisCluster implements AutoCloseable {
 
 	private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(30);
 
-	private static final int ATTEMPTS = 5;
-
 	private final List<RedisServerProcess> masters;
 
 	private final List<RedisServerProcess> replicas;
 
-	private final RedisClient client;
+	private final AdminClient admin = new AdminClient();
 
 	private RedisCluster(List<RedisServerProcess> masters, List<RedisServerProcess> replicas) {
 		this.masters = masters;
 		this.replicas = replicas;
-		this.client = RedisClient.create();
 	}
 
 	/**
@@ -85,19 +79,10 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private static RedisServerProcess startNode(Path binary) {
-		IllegalStateException last = null;
-		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-			try {
-				// the cluster bus listens on the port + 10000, which must be free too
-				return RedisServerProcess.start(binary, freePortWithFreeBusPort(), "--cluster-enabled", "yes",
-						"--cluster-config-file", "nodes.conf", "--cluster-node-timeout",
-						Long.toString(NODE_TIMEOUT.toMillis()));
-			}
-			catch (IllegalStateException ex) {
-				last = ex;
-			}
-		}
-		throw last;
+		// the cluster bus listens on the port + 10000, which must be free too
+		return RedisServerProcess.retried(() -> RedisServerProcess.start(binary, freePortWithFreeBusPort(),
+				"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout",
+				Long.toString(NODE_TIMEOUT.toMillis())));
 	}
 
 	private static int freePortWithFreeBusPort() {
@@ -163,7 +148,7 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private boolean isInSync(RedisServerProcess replica) {
-		return execute(replica, (redis) -> redis.info("replication")).contains("master_link_status:up");
+		return this.admin.isInSync(replica.port());
 	}
 
 	/**
@@ -241,7 +226,7 @@ public final class RedisCluster implements AutoCloseable {
 	 * @return {@code true} when its {@code INFO replication} says {@code role:master}
 	 */
 	public boolean isMaster(RedisServerProcess node) {
-		return execute(node, (redis) -> redis.info("replication")).contains("role:master");
+		return this.admin.isMaster(node.port());
 	}
 
 	/**
@@ -269,21 +254,14 @@ public final class RedisCluster implements AutoCloseable {
 
 	/**
 	 * Runs commands on one node over a connection of its own, closed afterwards; cluster redirections
-	 * are not followed.
+	 * are not followed, and a stopped node fails them within two seconds.
 	 * @param <T> the result type
 	 * @param node the node
 	 * @param commands what to run
 	 * @return what {@code commands} returned
 	 */
 	public <T> T execute(RedisServerProcess node, Function<RedisCommands<String, String>, T> commands) {
-		RedisURI uri = RedisURI.builder()
-			.withHost(RedisServerProcess.HOST)
-			.withPort(node.port())
-			.withTimeout(Duration.ofSeconds(2))
-			.build();
-		try (StatefulRedisConnection<String, String> connection = this.client.connect(uri)) {
-			return commands.apply(connection.sync());
-		}
+		return this.admin.execute(node.port(), commands);
 	}
 
 	private static void waitUntil(String condition, BooleanSupplier check) {
@@ -297,7 +275,7 @@ public final class RedisCluster implements AutoCloseable {
 	@Override
 	public void close() {
 		try {
-			this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			this.admin.close();
 		}
 		finally {
 			nodes().forEach(RedisServerProcess::stop);

@@ -8,12 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
-import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
 
 /**
  * A master, its replica and a Sentinel that watches them, all local {@code redis-server} processes on
@@ -30,15 +25,13 @@ public final class RedisSentinelGroup implements AutoCloseable {
 
 	private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(30);
 
-	private static final int ATTEMPTS = 5;
-
 	private final RedisServerProcess master;
 
 	private final RedisServerProcess replica;
 
 	private final RedisServerProcess sentinel;
 
-	private final RedisClient client = RedisClient.create();
+	private final AdminClient admin = new AdminClient();
 
 	private RedisSentinelGroup(RedisServerProcess master, RedisServerProcess replica, RedisServerProcess sentinel) {
 		this.master = master;
@@ -86,25 +79,16 @@ public final class RedisSentinelGroup implements AutoCloseable {
 		String config = String.join("\n", "sentinel monitor " + MASTER_NAME + " " + RedisServerProcess.HOST + " "
 				+ masterPort + " 1", "sentinel down-after-milliseconds " + MASTER_NAME + " " + DOWN_AFTER.toMillis(),
 				"sentinel failover-timeout " + MASTER_NAME + " 3000", "");
-		IllegalStateException last = null;
-		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-			try {
-				return RedisServerProcess.startWithConfigFile(binary, RedisServerProcess.freePort(), config,
-						"--sentinel");
-			}
-			catch (IllegalStateException ex) {
-				last = ex;
-			}
-		}
-		throw last;
+		return RedisServerProcess.startWithConfigFile(binary, config, "--sentinel");
 	}
 
 	private boolean isInSync() {
-		return execute(this.replica, (redis) -> redis.info("replication")).contains("master_link_status:up");
+		return this.admin.isInSync(this.replica.port());
 	}
 
 	private boolean sentinelKnowsReplica() {
-		List<Map<String, String>> replicas = sentinel((sentinel) -> sentinel.replicas(MASTER_NAME));
+		List<Map<String, String>> replicas = this.admin.sentinel(this.sentinel.port(),
+				(sentinel) -> sentinel.replicas(MASTER_NAME));
 		return replicas.stream()
 			.anyMatch((known) -> Integer.toString(this.replica.port()).equals(known.get("port"))
 					&& "slave".equals(known.get("flags")));
@@ -147,7 +131,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
 	 * @return the port
 	 */
 	public int currentMasterPort() {
-		SocketAddress address = sentinel((sentinel) -> sentinel.getMasterAddrByName(MASTER_NAME));
+		SocketAddress address = this.admin.sentinel(this.sentinel.port(),
+				(sentinel) -> sentinel.getMasterAddrByName(MASTER_NAME));
 		return ((InetSocketAddress) address).getPort();
 	}
 
@@ -157,7 +142,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
 	 * @return {@code true} when its {@code INFO replication} says {@code role:master}
 	 */
 	public boolean isMaster(RedisServerProcess server) {
-		return execute(server, (redis) -> redis.info("replication")).contains("role:master");
+		return this.admin.isMaster(server.port());
 	}
 
 	/**
@@ -168,24 +153,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
 	 * @return what {@code commands} returned
 	 */
 	public <T> T execute(RedisServerProcess server, Function<RedisCommands<String, String>, T> commands) {
-		try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(server.port()))) {
-			return commands.apply(connection.sync());
-		}
-	}
-
-	private <T> T sentinel(Function<RedisSentinelCommands<String, String>, T> commands) {
-		try (StatefulRedisSentinelConnection<String, String> connection = this.client
-			.connectSentinel(uri(this.sentinel.port()))) {
-			return commands.apply(connection.sync());
-		}
-	}
-
-	private static RedisURI uri(int port) {
-		return RedisURI.builder()
-			.withHost(RedisServerProcess.HOST)
-			.withPort(port)
-			.withTimeout(Duration.ofSeconds(2))
-			.build();
+		return this.admin.execute(server.port(), commands);
 	}
 
 	/**
@@ -195,7 +163,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
 	@Override
 	public void close() {
 		try {
-			this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			this.admin.close();
 		}
 		finally {
 			this.sentinel.stop();

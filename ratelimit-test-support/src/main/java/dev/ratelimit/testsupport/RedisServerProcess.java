@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
@@ -52,17 +53,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the running server
 	 */
 	public static RedisServerProcess start(Path binary, String... extraArgs) {
-		IllegalStateException last = null;
-		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-			try {
-				return start(binary, freePort(), extraArgs);
-			}
-			catch (IllegalStateException ex) {
-				// most likely another process took the free port between probing and binding it
-				last = ex;
-			}
-		}
-		throw last;
+		return retried(() -> start(binary, freePort(), extraArgs));
 	}
 
 	/**
@@ -77,17 +68,35 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Starts {@code binary} on {@code port} with a configuration file, written into the server's own
+	 * Starts {@code binary} on a free port with a configuration file, written into the server's own
 	 * working directory and passed as the first argument, and waits until it answers {@code PING}. For
 	 * servers that must rewrite their configuration, such as a Sentinel ({@code --sentinel}).
 	 * @param binary the {@code redis-server} executable
-	 * @param port the port to listen on
 	 * @param config the configuration file's content
 	 * @param extraArgs further {@code --name value} arguments, for example {@code --sentinel}
 	 * @return the running server
 	 */
-	public static RedisServerProcess startWithConfigFile(Path binary, int port, String config, String... extraArgs) {
-		return launch(binary, port, config, extraArgs);
+	public static RedisServerProcess startWithConfigFile(Path binary, String config, String... extraArgs) {
+		return retried(() -> launch(binary, freePort(), config, extraArgs));
+	}
+
+	/**
+	 * Runs {@code start} until it starts a server, at most five times, each time on the port it picks.
+	 * @param start starts a server on a port that was free a moment ago
+	 * @return the running server
+	 */
+	static RedisServerProcess retried(Supplier<RedisServerProcess> start) {
+		IllegalStateException last = null;
+		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+			try {
+				return start.get();
+			}
+			catch (IllegalStateException ex) {
+				// most likely another process took the free port between probing and binding it
+				last = ex;
+			}
+		}
+		throw last;
 	}
 
 	private static RedisServerProcess launch(Path binary, int port, @Nullable String config, String... extraArgs) {
