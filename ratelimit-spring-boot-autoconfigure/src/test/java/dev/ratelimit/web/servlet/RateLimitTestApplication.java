@@ -117,7 +117,7 @@ class RateLimitTestApplication {
 		}
 
 		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/sliding", "/multi/narrow", "/costly", "/search",
-				"/both", "/bucket" })
+				"/both", "/bucket", "/shadowed" })
 		String plain() {
 			return "ok";
 		}
