@@ -37,7 +37,7 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 
 	private static final String SCRIPT_LOCATION = "META-INF/ratelimit/scripts/";
 
-	private static final RedisScript<List> RESET = loadScript("reset");
+	private static final RedisScript<List> RESET = RedisScript.of(read("reset"), List.class);
 
 	private final RedisScript<List> script;
 
@@ -57,18 +57,23 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * Loads a script from {@code META-INF/ratelimit/scripts/<name>.lua} once; its SHA-1 is computed once
-	 * and it runs with {@code EVALSHA}, falling back to {@code EVAL} only when the server lacks it.
+	 * Loads an algorithm's script once: {@code META-INF/ratelimit/scripts/prelude.lua}, which reads the
+	 * arguments every algorithm shares, then {@code <name>.lua}, as one script. Its SHA-1 is computed
+	 * once and it runs with {@code EVALSHA}, falling back to {@code EVAL} only when the server lacks it.
 	 * @param name the script's file name without extension
 	 * @return the script
 	 */
 	protected static RedisScript<List> loadScript(String name) {
+		return RedisScript.of(read("prelude") + read(name), List.class);
+	}
+
+	private static String read(String name) {
 		String location = SCRIPT_LOCATION + name + ".lua";
 		try (InputStream in = AbstractRedisRateLimiter.class.getClassLoader().getResourceAsStream(location)) {
 			if (in == null) {
 				throw new IllegalStateException("Lua script " + location + " is missing from the class path");
 			}
-			return RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), List.class);
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read Lua script " + location, ex);
