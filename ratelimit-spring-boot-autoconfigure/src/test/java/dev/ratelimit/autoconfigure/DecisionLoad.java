@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -19,6 +20,9 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Paced calls to limiters from several threads while a test breaks Redis, each outcome recorded with
@@ -44,6 +48,10 @@ final class DecisionLoad {
 
 	private final ConcurrentLinkedQueue<Sample> samples = new ConcurrentLinkedQueue<>();
 
+	private volatile long brokenAt;
+
+	private volatile long takenOverAt;
+
 	private DecisionLoad(List<Call> calls, int threads) {
 		this.calls = calls;
 		this.threads = threads;
@@ -51,15 +59,44 @@ final class DecisionLoad {
 	}
 
 	/**
-	 * Starts calling, each thread one call every {@link #PACE}, going round {@code calls}.
-	 * @param calls what to call
+	 * Warms the limiters up (a connection to every server, every script loaded), calls them from
+	 * {@code threads} threads, each every {@link #PACE}, runs {@code outage} once 500 calls ended, and
+	 * waits until {@code takeover} holds and the watched calls, having failed, were decided 200 times
+	 * in a row; then stops calling.
+	 * @param calls what to call, round and round
 	 * @param threads how many threads call
-	 * @return the running load
+	 * @param outage breaks Redis, for example stops a master
+	 * @param takeover whether another server took over, for example the replica became master
+	 * @return the finished load, with its samples and timeline
 	 */
-	static DecisionLoad start(List<Call> calls, int threads) {
+	static DecisionLoad throughOutage(List<Call> calls, int threads, Runnable outage, BooleanSupplier takeover) {
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreExceptions()
+			.until(() -> calls.stream().allMatch((call) -> call.run().failure() == null));
 		DecisionLoad load = new DecisionLoad(calls, threads);
 		for (int i = 0; i < threads; i++) {
 			load.executor.scheduleAtFixedRate(load::callNext, 0, PACE.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(() -> load.samples.size() > 500);
+			load.brokenAt = System.nanoTime();
+			outage.run();
+			await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+				if (load.takenOverAt == 0 && takeover.getAsBoolean()) {
+					load.takenOverAt = System.nanoTime();
+				}
+				return load.takenOverAt != 0 && load.recoveredAfterFailures();
+			});
+		}
+		finally {
+			load.executor.shutdown();
+		}
+		try {
+			assertThat(load.executor.awaitTermination(10, TimeUnit.SECONDS)).as("load stopped").isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 		return load;
 	}
@@ -78,34 +115,9 @@ final class DecisionLoad {
 		}
 	}
 
-	/**
-	 * Returns how many calls have ended.
-	 * @return the count
-	 */
-	int size() {
-		return this.samples.size();
-	}
-
-	/**
-	 * Returns whether the watched calls failed at least once since {@code since} and then were decided
-	 * {@code count} times in a row.
-	 * @param since a {@link System#nanoTime()}
-	 * @param count how many decisions in a row
-	 * @return {@code true} once they recovered
-	 */
-	boolean recoveredAfterFailures(long since, int count) {
-		return first(since, (sample) -> sample.call().watched() && sample.failure() != null).isPresent()
-				&& this.decidedInARowOnWatched.get() >= count;
-	}
-
-	/**
-	 * Stops calling and waits for the calls under way.
-	 * @return {@code true} when every thread stopped within ten seconds
-	 * @throws InterruptedException when interrupted while waiting
-	 */
-	boolean stop() throws InterruptedException {
-		this.executor.shutdown();
-		return this.executor.awaitTermination(10, TimeUnit.SECONDS);
+	private boolean recoveredAfterFailures() {
+		return first(this.brokenAt, (sample) -> sample.call().watched() && sample.failure() != null).isPresent()
+				&& this.decidedInARowOnWatched.get() >= 200;
 	}
 
 	/**
@@ -117,14 +129,14 @@ final class DecisionLoad {
 	}
 
 	/**
-	 * Prints when the watched calls and the others failed and recovered, relative to {@code broken},
-	 * with further events of the test, and the count of each outcome.
+	 * Prints when the watched calls and the others failed and recovered, relative to the outage, and
+	 * when the takeover was seen, and the count of each outcome.
 	 * @param label the first word of every line
-	 * @param what what the test broke
-	 * @param broken when it broke it, a {@link System#nanoTime()}
-	 * @param events further events by name, each a {@link System#nanoTime()}
+	 * @param outage what the outage was
+	 * @param takeover what the takeover was
 	 */
-	void printTimeline(String label, String what, long broken, Map<String, Long> events) {
+	void printTimeline(String label, String outage, String takeover) {
+		long broken = this.brokenAt;
 		Predicate<Sample> watched = (sample) -> sample.call().watched();
 		long lastFailure = last((sample) -> watched.test(sample) && sample.failure() != null).orElse(broken);
 		Map<String, OptionalLong> timeline = new LinkedHashMap<>();
@@ -133,12 +145,12 @@ final class DecisionLoad {
 			timeline.put("first failed call on other keys",
 					first(broken, (sample) -> !watched.test(sample) && sample.failure() != null));
 		}
-		events.forEach((name, nanos) -> timeline.put(name, OptionalLong.of(nanos)));
+		timeline.put(takeover, OptionalLong.of(this.takenOverAt));
 		timeline.put("last failed call on its keys", OptionalLong.of(lastFailure));
 		timeline.put("first decision on its keys after that",
 				first(lastFailure + 1, (sample) -> watched.test(sample) && sample.failure() == null));
 		System.out.printf("%s: %d threads, a call every %d ms each, %d calls; %s at t=0 ms%n", label, this.threads,
-				PACE.toMillis(), this.samples.size(), what);
+				PACE.toMillis(), this.samples.size(), outage);
 		timeline.forEach((name, nanos) -> System.out.printf("%s:   t=%6s ms  %s%n", label,
 				nanos.isPresent() ? Long.toString(TimeUnit.NANOSECONDS.toMillis(nanos.getAsLong() - broken)) : "-",
 				name));

@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +23,6 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A master of a real Redis Cluster of three masters and three replicas is stopped while several threads
@@ -67,30 +64,9 @@ class RedisClusterFailoverIntegrationTests {
 					calls.add(new DecisionLoad.Call(limiter, "client-" + i, masterOf(limiter, "client-" + i) == failing));
 				}
 			}
-			// a connection to every master and every script loaded before the clock starts
-			await().atMost(Duration.ofSeconds(10))
-				.ignoreExceptions()
-				.until(() -> calls.stream().allMatch((call) -> call.run().failure() == null));
-
-			DecisionLoad load = DecisionLoad.start(calls, 4);
-			AtomicLong promoted = new AtomicLong();
-			long stopped;
-			try {
-				await().atMost(Duration.ofSeconds(5)).until(() -> load.size() > 500);
-				stopped = System.nanoTime();
-				failing.stop();
-				await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
-					if (promoted.get() == 0 && cluster.isMaster(replica)) {
-						promoted.set(System.nanoTime());
-					}
-					return promoted.get() != 0 && load.recoveredAfterFailures(stopped, 200);
-				});
-			}
-			finally {
-				assertThat(load.stop()).as("load stopped").isTrue();
-			}
-			load.printTimeline("cluster failover", "master " + failing.port() + " of 3 stopped", stopped,
-					Map.of("replica seen as master", promoted.get()));
+			DecisionLoad load = DecisionLoad.throughOutage(calls, 4, failing::stop, () -> cluster.isMaster(replica));
+			load.printTimeline("cluster failover", "master " + failing.port() + " of 3 stopped",
+					"replica seen as master");
 
 			assertThat(load.samples()).as("calls neither decided nor unavailable")
 				.allMatch(DecisionLoad.Sample::decidedOrUnavailable);

@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -26,7 +24,6 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The auto-configured limiters on a real master, replica and Sentinel, reached through
@@ -85,29 +82,9 @@ class RedisSentinelIntegrationTests {
 					calls.add(new DecisionLoad.Call(limiter, "client-" + i, true));
 				}
 			}
-			await().atMost(Duration.ofSeconds(10))
-				.ignoreExceptions()
-				.until(() -> calls.stream().allMatch((call) -> call.run().failure() == null));
-
-			DecisionLoad load = DecisionLoad.start(calls, 2);
-			AtomicLong switched = new AtomicLong();
-			long stopped;
-			try {
-				await().atMost(Duration.ofSeconds(5)).until(() -> load.size() > 200);
-				stopped = System.nanoTime();
-				master.stop();
-				await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
-					if (switched.get() == 0 && group.currentMasterPort() == replica.port()) {
-						switched.set(System.nanoTime());
-					}
-					return switched.get() != 0 && load.recoveredAfterFailures(stopped, 200);
-				});
-			}
-			finally {
-				assertThat(load.stop()).as("load stopped").isTrue();
-			}
-			load.printTimeline("sentinel failover", "master stopped", stopped,
-					Map.of("Sentinel names the replica as master", switched.get()));
+			DecisionLoad load = DecisionLoad.throughOutage(calls, 2, master::stop,
+					() -> group.currentMasterPort() == replica.port());
+			load.printTimeline("sentinel failover", "master stopped", "Sentinel names the replica as master");
 
 			assertThat(load.samples()).as("calls neither decided nor unavailable")
 				.allMatch(DecisionLoad.Sample::decidedOrUnavailable);
