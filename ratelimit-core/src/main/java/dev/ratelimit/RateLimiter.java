@@ -46,6 +46,30 @@ public interface RateLimiter {
 	List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits);
 
 	/**
+	 * Returns the state of {@code key} under {@code limits} without taking anything: the permits
+	 * remaining now, and whether (else when) a call for one would be granted.
+	 * @param key whose state to read
+	 * @param limits the limits
+	 * @return one decision per limit
+	 * @throws UnsupportedOperationException when the limiter cannot read its state
+	 */
+	default List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot read a key's state");
+	}
+
+	/**
+	 * Puts {@code key} back to full under {@code limits}, for example for support staff unblocking a
+	 * customer.
+	 * @param key whose state to delete
+	 * @param limits the limits
+	 * @return how many stored entries were deleted
+	 * @throws UnsupportedOperationException when the limiter cannot reset a key
+	 */
+	default long reset(String key, List<RateLimit> limits) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot reset a key");
+	}
+
+	/**
 	 * Returns the algorithm this limiter implements.
 	 * @return the algorithm
 	 */

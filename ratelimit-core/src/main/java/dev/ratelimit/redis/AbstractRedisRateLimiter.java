@@ -37,6 +37,8 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 
 	private static final String SCRIPT_LOCATION = "META-INF/ratelimit/scripts/";
 
+	private static final RedisScript<List> RESET = RedisScript.of(read("reset"), List.class);
+
 	private final RedisScript<List> script;
 
 	private final RedisRateLimiterSettings settings;
@@ -55,18 +57,23 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * Loads a script from {@code META-INF/ratelimit/scripts/<name>.lua} once; its SHA-1 is computed once
-	 * and it runs with {@code EVALSHA}, falling back to {@code EVAL} only when the server lacks it.
+	 * Loads an algorithm's script once: {@code META-INF/ratelimit/scripts/prelude.lua}, which reads the
+	 * arguments every algorithm shares, then {@code <name>.lua}, as one script. Its SHA-1 is computed
+	 * once and it runs with {@code EVALSHA}, falling back to {@code EVAL} only when the server lacks it.
 	 * @param name the script's file name without extension
 	 * @return the script
 	 */
 	protected static RedisScript<List> loadScript(String name) {
+		return RedisScript.of(read("prelude") + read(name), List.class);
+	}
+
+	private static String read(String name) {
 		String location = SCRIPT_LOCATION + name + ".lua";
 		try (InputStream in = AbstractRedisRateLimiter.class.getClassLoader().getResourceAsStream(location)) {
 			if (in == null) {
 				throw new IllegalStateException("Lua script " + location + " is missing from the class path");
 			}
-			return RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), List.class);
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read Lua script " + location, ex);
@@ -94,20 +101,8 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return unavailable(key, limits, permits, null);
 		}
-		String id = RedisKeys.segment(key);
-		List<String> keys = new ArrayList<>(limits.size());
-		List<String> args = new ArrayList<>(2 + 3 * limits.size());
-		Clock clock = this.settings.clock();
-		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
-		args.add(Long.toString(permits));
-		for (RateLimit limit : limits) {
-			// one limit keeps the seed's key; several share a hash tag so that the script stays on one slot
-			keys.add((limits.size() == 1) ? this.settings.keyPrefix() + ":" + keyKind() + ":" + id
-					: this.settings.keyPrefix() + ":" + keyKind() + ":{" + id + "}:" + limit.windowLabel());
-			args.add(Long.toString(limit.limit()));
-			args.add(Long.toString(micros(limit.window())));
-			args.add(Long.toString(limit.burst()));
-		}
+		List<String> keys = keys(key, limits);
+		List<String> args = args(limits, permits);
 		List<RateLimitDecision> decisions;
 		try {
 			decisions = decisions(this.settings.runner().run(this.script, keys, args), limits);
@@ -128,15 +123,93 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 	}
 
 	private String denialKey(String key, List<RateLimit> limits) {
-		StringBuilder builder = new StringBuilder(this.settings.keyPrefix()).append(':')
-			.append(keyKind())
-			.append('\u0000')
-			.append(key);
+		StringBuilder builder = new StringBuilder(denialKeyPrefix(key));
 		for (RateLimit limit : limits) {
-			builder.append('\u0000').append(limit.limit()).append('/').append(limit.window().toNanos()).append('/')
-				.append(limit.burst());
+			builder.append(limit.limit()).append('/').append(limit.window().toNanos()).append('/')
+				.append(limit.burst()).append('\u0000');
 		}
 		return builder.toString();
+	}
+
+	private String denialKeyPrefix(String key) {
+		return this.settings.keyPrefix() + ":" + keyKind() + "\u0000" + key + "\u0000";
+	}
+
+	/**
+	 * Returns the state of {@code key} under {@code limits} without taking anything: the permits
+	 * {@code remaining} now, whether a call for one would be {@code allowed} and else its
+	 * {@code retryAfter}, and {@code resetAfter}. Bypasses the denial cache and the fallback; fails when
+	 * Redis cannot answer.
+	 * @param key whose state to read
+	 * @param limits the limits
+	 * @return one decision per limit, for a call of one permit
+	 * @throws IllegalArgumentException when an argument is invalid
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
+		if (key == null) {
+			throw new IllegalArgumentException("key must not be null");
+		}
+		checkLimits(limits, 1);
+		try {
+			// negative permits: the script tells what a call for one would be told, and writes nothing
+			return decisions(this.settings.runner().run(this.script, keys(key, limits), args(limits, -1)), limits);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
+		}
+	}
+
+	/**
+	 * Deletes the state of {@code key} under {@code limits}, so that it is back to full at once, and
+	 * forgets the rejections this instance remembers for it. Other instances may refuse it from their
+	 * own memory until the retry time they were given.
+	 * @param key whose state to delete
+	 * @param limits the limits
+	 * @return how many Redis keys were deleted
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public long reset(String key, List<RateLimit> limits) {
+		if (key == null) {
+			throw new IllegalArgumentException("key must not be null");
+		}
+		checkLimits(limits, 1);
+		LocalDenialCache denials = this.settings.denialCache();
+		if (denials != null) {
+			denials.forget(denialKeyPrefix(key));
+		}
+		try {
+			return number(this.settings.runner().run(RESET, keys(key, limits), List.of()), 0);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
+		}
+	}
+
+	private List<String> keys(String key, List<RateLimit> limits) {
+		String id = RedisKeys.segment(key);
+		List<String> keys = new ArrayList<>(limits.size());
+		for (RateLimit limit : limits) {
+			// one limit keeps the seed's key; several share a hash tag so that the script stays on one slot
+			keys.add((limits.size() == 1) ? this.settings.keyPrefix() + ":" + keyKind() + ":" + id
+					: this.settings.keyPrefix() + ":" + keyKind() + ":{" + id + "}:" + limit.windowLabel());
+		}
+		return keys;
+	}
+
+	private List<String> args(List<RateLimit> limits, long permits) {
+		List<String> args = new ArrayList<>(2 + 3 * limits.size());
+		Clock clock = this.settings.clock();
+		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
+		args.add(Long.toString(permits));
+		for (RateLimit limit : limits) {
+			args.add(Long.toString(limit.limit()));
+			args.add(Long.toString(micros(limit.window())));
+			args.add(Long.toString(limit.burst()));
+		}
+		return args;
 	}
 
 	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,

@@ -133,7 +133,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 			return new RedisSystemException("NOSCRIPT", cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {
-			return new RedisSystemException("Redis refused the rate-limit script: " + cause.getMessage(), cause);
+			return new RedisSystemException("Redis answered the rate-limit script with an error: " + cause.getMessage(), cause);
 		}
 		if (connected == null || (cause instanceof RedisException && !connected.isOpen())) {
 			// no connection, or one that was closed under us: the next call connects afresh

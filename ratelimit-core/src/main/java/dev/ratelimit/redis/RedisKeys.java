@@ -48,6 +48,16 @@ public final class RedisKeys {
 		return prefix;
 	}
 
+	/**
+	 * Returns a short fingerprint of a key for logs: the first 12 hex digits of its SHA-256, so that log
+	 * lines can be matched up without showing addresses or API keys.
+	 * @param key the key
+	 * @return the fingerprint, such as {@code #3fa2c1d9e0b4}
+	 */
+	public static String fingerprint(String key) {
+		return "#" + sha256(key).substring(0, 12);
+	}
+
 	private static String sha256(String id) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.UTF_8));

@@ -2,8 +2,9 @@
 -- are granted in it. Several limits (one key each) are checked together and charged all or nothing.
 --
 -- KEYS[i]        limit i's hash: field s = window start (µs since the epoch), field n = permits taken
--- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
+-- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
@@ -11,17 +12,7 @@
 -- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged.
 -- Every key written gets a TTL ending with its window; a key found without one is repaired.
 
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
-local permits = tonumber(ARGV[2])
-
--- integers as exact decimal strings: redis.call would format large doubles with an exponent
-local function int(x)
-  return string.format('%.0f', x)
-end
+-- now, permits, peek and int() come from prelude.lua
 
 local starts, counts, granted = {}, {}, true
 for i = 1, #KEYS do
@@ -48,7 +39,7 @@ for i = 1, #KEYS do
   local start, count = starts[i], counts[i]
   local window_left = start + window - now
   local admits = count + permits <= limit
-  if granted then
+  if granted and not peek then
     count = count + permits
     redis.call('HSET', KEYS[i], 's', int(start), 'n', int(count))
     redis.call('PEXPIRE', KEYS[i], math.ceil(window_left / 1000))

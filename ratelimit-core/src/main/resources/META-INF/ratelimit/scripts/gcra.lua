@@ -5,8 +5,9 @@
 -- key each) are checked together and charged all or nothing.
 --
 -- KEYS[i]        limit i's string: "<tat µs>:<remainder in 1/limit µs>"
--- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..burst of every limit)
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
+-- ARGV[2]        permits this call takes (1..burst of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (>= 1)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
@@ -14,12 +15,7 @@
 -- the TAT is now, the key back to full). The call is granted, and every limit charged, only if every
 -- limit admits it. Every key written expires when its TAT has passed.
 
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
-local permits = tonumber(ARGV[2])
+-- now, permits, peek and int() come from prelude.lua
 
 local ahead, granted = {}, true
 for i = 1, #KEYS do
@@ -49,7 +45,7 @@ for i = 1, #KEYS do
   local diff = ahead[i]
   local admits = diff + permits * window <= burst * window
   local retry_after = admits and 0 or math.ceil((diff + permits * window - burst * window) / limit)
-  if granted then
+  if granted and not peek then
     diff = diff + permits * window
     local tat = now + math.floor(diff / limit)
     redis.call('SET', KEYS[i], string.format('%.0f:%.0f', tat, diff % limit), 'PX',

@@ -5,8 +5,9 @@
 --
 -- KEYS[i]        limit i's hash: field w = current window index (now / window_us), c = its count,
 --                p = the previous window's count
--- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
+-- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
@@ -14,16 +15,7 @@
 -- weighted count is back to zero). The call is granted, and every limit charged, only if every limit
 -- admits it. Every key written expires when its current window has become previous and run out.
 
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
-local permits = tonumber(ARGV[2])
-
-local function int(x)
-  return string.format('%.0f', x)
-end
+-- now, permits, peek and int() come from prelude.lua
 
 local indexes, currents, previouses, granted = {}, {}, {}, true
 for i = 1, #KEYS do
@@ -69,7 +61,7 @@ for i = 1, #KEYS do
       retry_after = (window - elapsed) + math.min(fits_at, window)
     end
   end
-  if granted then
+  if granted and not peek then
     current = current + permits
     redis.call('HSET', KEYS[i], 'w', int(index), 'c', int(current), 'p', int(previous))
     redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))

@@ -3,8 +3,9 @@
 -- each) are checked together and charged all or nothing.
 --
 -- KEYS[i]        limit i's sorted set: one member per permit, scored with its time in µs
--- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..limit of every limit)
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
+-- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
@@ -12,16 +13,7 @@
 -- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged.
 -- Every key written gets a TTL that outlives its newest entry; a key found without one is repaired.
 
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
-local permits = tonumber(ARGV[2])
-
-local function int(x)
-  return string.format('%.0f', x)
-end
+-- now, permits, peek and int() come from prelude.lua
 
 local counts, granted = {}, true
 for i = 1, #KEYS do
@@ -42,7 +34,7 @@ for i = 1, #KEYS do
   local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
   local count = counts[i]
   local admits = count + permits <= limit
-  if granted then
+  if granted and not peek then
     -- members must be unique: calls within the same microsecond each add their own entries
     local score, seq = int(now), count
     for _ = 1, permits do

@@ -4,8 +4,9 @@
 -- and charged all or nothing.
 --
 -- KEYS[i]        limit i's hash: field t = tokens in units of 1/window_us, field ts = last refill (µs)
--- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME
--- ARGV[2]        permits this call takes (1..burst of every limit)
+-- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
+-- ARGV[2]        permits this call takes (1..burst of every limit); negative to only read
+--                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (tokens per window), window_us (>= 1000), burst (capacity, >= 1)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining
@@ -13,16 +14,7 @@
 -- reset_after_us (until the bucket is full). The call is granted, and every limit charged, only if
 -- every limit admits it. Every key written expires when its bucket is full again.
 
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
-local permits = tonumber(ARGV[2])
-
-local function int(x)
-  return string.format('%.0f', x)
-end
+-- now, permits, peek and int() come from prelude.lua
 
 local tokens, granted = {}, true
 for i = 1, #KEYS do
@@ -54,7 +46,7 @@ for i = 1, #KEYS do
   local capacity = burst * window
   local available = tokens[i]
   local admits = available >= permits * window
-  if granted then
+  if granted and not peek then
     available = available - permits * window
     redis.call('HSET', KEYS[i], 't', int(available), 'ts', int(now))
     redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))

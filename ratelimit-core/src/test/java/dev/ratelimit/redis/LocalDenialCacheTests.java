@@ -93,6 +93,17 @@ class LocalDenialCacheTests {
 	}
 
 	@Test
+	void forgetsAKeysRefusalWhenTheKeyIsReset() {
+		FixedWindowRateLimiter limiter = limiter();
+		limiter.tryAcquire(this.key, FIVE_PER_TEN_SECONDS, 5);
+		assertThat(limiter.tryAcquire(this.key, FIVE_PER_TEN_SECONDS).allowed()).isFalse();
+		assertThat(this.cache.size()).isEqualTo(1);
+		limiter.reset(this.key, List.of(FIVE_PER_TEN_SECONDS));
+		assertThat(this.cache.size()).isZero();
+		assertThat(limiter.tryAcquire(this.key, FIVE_PER_TEN_SECONDS).allowed()).isTrue();
+	}
+
+	@Test
 	void keepsNoMoreThanItsMaximumOfRefusals() {
 		LocalDenialCache small = new LocalDenialCache(100, () -> nanos(this.clock.instant()));
 		List<RateLimitDecision> refused = List.of(

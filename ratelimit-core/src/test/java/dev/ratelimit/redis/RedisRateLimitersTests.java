@@ -361,6 +361,45 @@ class RedisRateLimitersTests {
 			.withMessageContaining("limits must hold at least one limit");
 	}
 
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void readsAKeysStateWithoutTakingAnything(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		MutableClock clock = MutableClock.at("2026-06-06T06:06:06Z");
+		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		String key = "inspect-" + UUID.randomUUID();
+		List<RateLimit> limits = List.of(RateLimit.of(5, Duration.ofSeconds(10)));
+		RateLimitDecision fresh = limiter.inspect(key, limits).get(0);
+		assertThat(fresh.allowed()).isTrue();
+		assertThat(fresh.remaining()).isEqualTo(5);
+		assertThat(redis.hasKey(limiter.redisKey(key))).isFalse();
+		for (int i = 0; i < 3; i++) {
+			limiter.tryAcquire(key, limits, 1);
+		}
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.inspect(key, limits).get(0).remaining()).isEqualTo(2);
+		}
+		limiter.tryAcquire(key, limits, 2);
+		RateLimitDecision exhausted = limiter.inspect(key, limits).get(0);
+		assertThat(exhausted.allowed()).isFalse();
+		assertThat(exhausted.remaining()).isZero();
+		RateLimitDecision refused = limiter.tryAcquire(key, limits, 1).get(0);
+		assertThat(exhausted.retryAfter()).isEqualTo(refused.retryAfter());
+		assertThat(exhausted.resetAfter()).isEqualTo(refused.resetAfter());
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void putsAKeyBackToFullOnReset(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		String key = "reset-" + UUID.randomUUID();
+		List<RateLimit> limits = List.of(RateLimit.of(2, Duration.ofMinutes(1)), RateLimit.of(3, Duration.ofHours(1)));
+		limiter.tryAcquire(key, limits, 2);
+		assertThat(limiter.tryAcquire(key, limits, 1).get(0).allowed()).isFalse();
+		assertThat(limiter.reset(key, limits)).isEqualTo(2);
+		assertThat(limiter.tryAcquire(key, limits, 1)).allMatch(RateLimitDecision::allowed);
+		assertThat(limiter.reset("never-used-" + key, limits)).isZero();
+	}
+
 	private static List<String> arguments(List<?> slowlogEntry) {
 		// an entry is id, time, duration, arguments, ...
 		return ((List<?>) slowlogEntry.get(3)).stream().map(String::valueOf).toList();

@@ -26,6 +26,12 @@ public class RateLimitProperties {
 	private boolean enabled = true;
 
 	/**
+	 * Whether rules only observe: decisions are taken, counted and sent as headers, but nothing is
+	 * refused; a rule's own shadow setting wins.
+	 */
+	private boolean shadow = false;
+
+	/**
 	 * First segment of every Redis key the limiters write.
 	 */
 	private String keyPrefix = "rate";
@@ -74,6 +80,14 @@ public class RateLimitProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public boolean isShadow() {
+		return this.shadow;
+	}
+
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
 	}
 
 	public String getKeyPrefix() {
@@ -318,6 +332,11 @@ public class RateLimitProperties {
 		 */
 		private long cost = 1;
 
+		/**
+		 * Whether the rule only observes, refusing nothing; ratelimit.shadow when not set.
+		 */
+		private @Nullable Boolean shadow;
+
 		public List<String> getPaths() {
 			return this.paths;
 		}
@@ -388,6 +407,14 @@ public class RateLimitProperties {
 
 		public void setCost(long cost) {
 			this.cost = cost;
+		}
+
+		public @Nullable Boolean getShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(@Nullable Boolean shadow) {
+			this.shadow = shadow;
 		}
 
 	}

@@ -10,6 +10,7 @@ import dev.ratelimit.web.servlet.ClientAddressResolver;
 import dev.ratelimit.web.servlet.InvalidRateLimitRuleException;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
+import dev.ratelimit.web.servlet.RateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitResponseWriter;
 import dev.ratelimit.web.servlet.RateLimitRule;
 import dev.ratelimit.web.servlet.RateLimitRuleFactory;
@@ -54,10 +55,12 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitInterceptor rateLimitInterceptor(RateLimitProperties properties, ClientAddressResolver addresses,
-			ObjectProvider<RateLimiter> limiters, ListableBeanFactory beanFactory) {
+			ObjectProvider<RateLimiter> limiters, ObjectProvider<RateLimitObserver> observers,
+			ListableBeanFactory beanFactory) {
 		RateLimitRuleFactory factory = new RateLimitRuleFactory(addresses, properties.getDefaultAlgorithm(),
 				(name) -> beanFactory.containsBean(name) && beanFactory.isTypeMatch(name, RateLimitKeyResolver.class)
-						? beanFactory.getBean(name, RateLimitKeyResolver.class) : null);
+						? beanFactory.getBean(name, RateLimitKeyResolver.class) : null,
+				properties.isShadow());
 		List<RateLimitRule> rules = new ArrayList<>();
 		for (Map.Entry<String, RateLimitProperties.Rule> entry : properties.getRules().entrySet()) {
 			rules.add(rule(factory, entry.getKey(), entry.getValue()));
@@ -65,7 +68,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 		try {
 			return new RateLimitInterceptor(rules, factory, limiters.orderedStream().toList(), addresses,
 					new RateLimitResponseWriter(properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy()),
-					properties.getFailureMode());
+					properties.getFailureMode(), RateLimitObserver.composite(observers.orderedStream().toList()));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);
@@ -95,7 +98,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 		}
 		try {
 			return factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(), rule.getKey(),
-					rule.getCost());
+					rule.getCost(), rule.getShadow());
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code redis-server} child process listening on 127.0.0.1 only, with persistence off, stopped
@@ -50,17 +53,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the running server
 	 */
 	public static RedisServerProcess start(Path binary, String... extraArgs) {
-		IllegalStateException last = null;
-		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-			try {
-				return start(binary, freePort(), extraArgs);
-			}
-			catch (IllegalStateException ex) {
-				// most likely another process took the free port between probing and binding it
-				last = ex;
-			}
-		}
-		throw last;
+		return retried(() -> start(binary, freePort(), extraArgs));
 	}
 
 	/**
@@ -71,16 +64,57 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the running server
 	 */
 	public static RedisServerProcess start(Path binary, int port, String... extraArgs) {
+		return launch(binary, port, null, extraArgs);
+	}
+
+	/**
+	 * Starts {@code binary} on a free port with a configuration file, written into the server's own
+	 * working directory and passed as the first argument, and waits until it answers {@code PING}. For
+	 * servers that must rewrite their configuration, such as a Sentinel ({@code --sentinel}).
+	 * @param binary the {@code redis-server} executable
+	 * @param config the configuration file's content
+	 * @param extraArgs further {@code --name value} arguments, for example {@code --sentinel}
+	 * @return the running server
+	 */
+	public static RedisServerProcess startWithConfigFile(Path binary, String config, String... extraArgs) {
+		return retried(() -> launch(binary, freePort(), config, extraArgs));
+	}
+
+	/**
+	 * Runs {@code start} until it starts a server, at most five times, each time on the port it picks.
+	 * @param start starts a server on a port that was free a moment ago
+	 * @return the running server
+	 */
+	static RedisServerProcess retried(Supplier<RedisServerProcess> start) {
+		IllegalStateException last = null;
+		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+			try {
+				return start.get();
+			}
+			catch (IllegalStateException ex) {
+				// most likely another process took the free port between probing and binding it
+				last = ex;
+			}
+		}
+		throw last;
+	}
+
+	private static RedisServerProcess launch(Path binary, int port, @Nullable String config, String... extraArgs) {
 		Path workDir;
+		List<String> command = new ArrayList<>(List.of(binary.toString()));
 		try {
 			workDir = Files.createTempDirectory("ratelimit-redis-" + port + "-");
+			if (config != null) {
+				Path configFile = workDir.resolve("redis.conf");
+				Files.writeString(configFile, config, StandardCharsets.UTF_8);
+				command.add(configFile.toString());
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", Integer.toString(port), "--bind",
-				HOST, "--protected-mode", "yes", "--daemonize", "no", "--save", "", "--appendonly", "no", "--dir",
-				workDir.toString()));
+		command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--protected-mode", "yes",
+				"--daemonize", "no", "--save", "", "--appendonly", "no", "--dir", workDir.toString()));
 		command.addAll(List.of(extraArgs));
 		Path log = workDir.resolve("redis.log");
 		Process process;

@@ -35,6 +35,12 @@ class SampleController {
 		return Map.of("results", "none yet");
 	}
 
+	/** Observed by the {@code beta} rule in shadow mode: never refused. */
+	@GetMapping("/api/beta")
+	Map<String, String> beta() {
+		return Map.of("feature", "beta");
+	}
+
 	/** Limited by its annotation. */
 	@GetMapping("/reports")
 	@RateLimited(limit = 2, window = "30s", name = "reports")

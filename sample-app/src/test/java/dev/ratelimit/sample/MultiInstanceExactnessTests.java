@@ -60,7 +60,9 @@ class MultiInstanceExactnessTests {
 					"-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
 					SampleApplication.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",
 					"--spring.data.redis.url=" + RedisTestServer.shared().url(), "--ratelimit.key-prefix=" + prefix,
-					"--sample.embedded-redis.enabled=false", "--spring.main.banner-mode=off"));
+					"--sample.embedded-redis.enabled=false", "--spring.main.banner-mode=off",
+					// exactness is the point: a slow moment must show as an error, never as a pass
+					"--ratelimit.timeout=10s", "--ratelimit.failure-mode=fail-closed"));
 			for (String algorithm : ALGORITHMS) {
 				// one long window, so that the whole test falls within it
 				command.add("--ratelimit.rules." + algorithm + ".limit=" + LIMIT);

@@ -187,6 +187,39 @@ class SampleApplicationTests {
 		}
 	}
 
+	@Test
+	void shadowRuleObservesWithoutRefusing() throws Exception {
+		for (int remaining = 1; remaining >= 0; remaining--) {
+			assertThat(get("/api/beta").headers().firstValue("RateLimit"))
+				.hasValue("\"beta\";r=" + remaining + ";t=60");
+		}
+		HttpResponse<String> wouldBeRefused = get("/api/beta");
+		assertThat(wouldBeRefused.statusCode()).isEqualTo(200);
+		assertThat(wouldBeRefused.headers().firstValue("RateLimit")).hasValue("\"beta\";r=0;t=60");
+		HttpResponse<String> metric = get("/actuator/metrics/ratelimit.decisions?tag=rule:beta&tag=outcome:shadow-rejected");
+		assertThat(metric.statusCode()).isEqualTo(200);
+		assertThat((Double) JsonPath.read(metric.body(), "$.measurements[0].value")).isGreaterThanOrEqualTo(1.0);
+	}
+
+	@Test
+	void actuatorEndpointListsRulesReadsAKeyAndResetsIt() throws Exception {
+		HttpResponse<String> rules = get("/actuator/ratelimit");
+		assertThat(rules.statusCode()).isEqualTo(200);
+		assertThat((List<String>) JsonPath.read(rules.body(), "$.rules[*].name")).contains("greeting", "partner",
+				"search", "beta", "reports");
+		for (int i = 0; i < 6; i++) {
+			get("/api/greeting");
+		}
+		HttpResponse<String> state = get("/actuator/ratelimit/greeting/127.0.0.1");
+		assertThat(state.body()).isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"limits\":[{\"policy\":"
+				+ "\"greeting\",\"limit\":5,\"remaining\":0,\"allowed\":false,\"retryAfterSeconds\":60,"
+				+ "\"resetAfterSeconds\":60}]}");
+		HttpResponse<String> reset = send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1");
+		assertThat(reset.body())
+			.isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"reset\":true,\"deletedEntries\":1}");
+		assertThat(get("/api/greeting").statusCode()).isEqualTo(200);
+	}
+
 	/**
 	 * One request, nine seconds later four more, one second later five more: ten requests, nine of
 	 * them within one second.

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,6 +23,8 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
+import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.web.servlet.RateLimitObserver.Outcome;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
@@ -53,9 +56,15 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 
 	private final FailureMode failureMode;
 
+	private final RateLimitObserver observer;
+
+	private final ConcurrentMap<String, ShadowLog> shadowLogs = new ConcurrentHashMap<>();
+
 	private final ConcurrentMap<HandlerKey, List<RateLimitRule>> handlerRules = new ConcurrentHashMap<>();
 
 	private final ConcurrentMap<String, String> ruleSources = new ConcurrentHashMap<>();
+
+	private final List<RateLimitRule> allRules = new CopyOnWriteArrayList<>();
 
 	private static final long UNEXPECTED_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -74,6 +83,23 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 	public RateLimitInterceptor(List<RateLimitRule> rules, RateLimitRuleFactory ruleFactory,
 			List<? extends RateLimiter> limiters, ClientAddressResolver addresses, RateLimitResponseWriter responses,
 			FailureMode failureMode) {
+		this(rules, ruleFactory, limiters, addresses, responses, failureMode, RateLimitObserver.NONE);
+	}
+
+	/**
+	 * Creates an interceptor that reports its decisions.
+	 * @param rules the rules that apply by path and method
+	 * @param ruleFactory builds the rules of annotated handlers
+	 * @param limiters the limiters, at most one per algorithm
+	 * @param addresses resolves client addresses
+	 * @param responses writes headers and problem responses
+	 * @param failureMode what a request meets when no decision can be reached
+	 * @param observer learns of every decision, for metrics
+	 * @throws InvalidRateLimitRuleException when a rule's algorithm has no limiter
+	 */
+	public RateLimitInterceptor(List<RateLimitRule> rules, RateLimitRuleFactory ruleFactory,
+			List<? extends RateLimiter> limiters, ClientAddressResolver addresses, RateLimitResponseWriter responses,
+			FailureMode failureMode, RateLimitObserver observer) {
 		this.rules = List.copyOf(rules);
 		this.ruleFactory = ruleFactory;
 		this.limiters = new EnumMap<>(Algorithm.class);
@@ -83,6 +109,7 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		this.addresses = addresses;
 		this.responses = responses;
 		this.failureMode = failureMode;
+		this.observer = observer;
 		this.rules.forEach(this::register);
 	}
 
@@ -101,12 +128,14 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		for (RateLimitRule rule : applicable) {
 			String keyValue = (rule.keyResolver() == this.addresses) ? clientAddress
 					: rule.keyResolver().resolveKey(request);
+			String budgetId = rule.budgetId(keyValue, clientAddress);
+			long started = System.nanoTime();
 			List<RateLimitDecision> decisions;
 			try {
-				decisions = this.limiters.get(rule.algorithm())
-					.tryAcquire(rule.budgetId(keyValue, clientAddress), rule.limits(), rule.cost());
+				decisions = this.limiters.get(rule.algorithm()).tryAcquire(budgetId, rule.limits(), rule.cost());
 			}
 			catch (RuntimeException ex) {
+				this.observer.onDecision(rule, Outcome.ERROR, System.nanoTime() - started);
 				if (!(ex instanceof RateLimiterUnavailableException)) {
 					logUnexpected(ex);
 				}
@@ -117,6 +146,7 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 				}
 				continue;
 			}
+			long nanos = System.nanoTime() - started;
 			List<AppliedLimit> violated = new ArrayList<>(0);
 			for (int i = 0; i < decisions.size(); i++) {
 				AppliedLimit limit = new AppliedLimit(rule.policyName(i), rule.limits().get(i), decisions.get(i));
@@ -125,7 +155,19 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 					violated.add(limit);
 				}
 			}
-			if (!violated.isEmpty()) {
+			if (violated.isEmpty()) {
+				this.observer.onDecision(rule, Outcome.ALLOWED, nanos);
+			}
+			else if (rule.shadow()) {
+				this.observer.onDecision(rule, Outcome.SHADOW_REJECTED, nanos);
+				this.shadowLogs.computeIfAbsent(rule.name(), (name) -> new ShadowLog()).record(rule, budgetId);
+			}
+			else {
+				this.observer.onDecision(rule, Outcome.REJECTED, nanos);
+				if (logger.isDebugEnabled()) {
+					logger.debug("Rejected " + request.getMethod() + " " + request.getRequestURI() + " by rule '"
+							+ rule.name() + "' for key " + RedisKeys.fingerprint(budgetId));
+				}
 				this.responses.writeHeaders(response, applied);
 				this.responses.writeRejection(request, response, violated);
 				return false;
@@ -159,6 +201,23 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		return this.rules;
 	}
 
+	/**
+	 * Returns every rule in force: those from properties, then those of annotated handlers.
+	 * @return the rules
+	 */
+	public List<RateLimitRule> getAllRules() {
+		return List.copyOf(this.allRules);
+	}
+
+	/**
+	 * Returns the limiter that decides for an algorithm.
+	 * @param algorithm the algorithm
+	 * @return the limiter
+	 */
+	public RateLimiter limiterFor(Algorithm algorithm) {
+		return this.limiters.get(algorithm);
+	}
+
 	private List<RateLimitRule> applicableRules(HttpServletRequest request, Object handler) {
 		List<RateLimitRule> handlerLimits = (handler instanceof HandlerMethod method) ? rulesFor(method) : List.of();
 		if (this.rules.isEmpty()) {
@@ -185,7 +244,11 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 
 	private void register(RateLimitRule rule) {
 		String existing = this.ruleSources.putIfAbsent(rule.name(), rule.source());
-		if (existing != null && !existing.equals(rule.source())) {
+		if (existing == null) {
+			this.allRules.add(rule);
+			logger.info(rule.describe());
+		}
+		else if (!existing.equals(rule.source())) {
 			throw new InvalidRateLimitRuleException(rule.name() + " (" + rule.source() + ")", "name", rule.name(),
 					"it is already the name of the rule of " + existing
 							+ "; rules never share a budget, so give each its own name");
@@ -213,6 +276,32 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 	}
 
 	private record HandlerKey(Method method, Class<?> beanType) {
+	}
+
+	/**
+	 * Logs a shadow rule's would-be rejections at most once a minute, with how many there were.
+	 */
+	private static final class ShadowLog {
+
+		private final AtomicLong next = new AtomicLong(System.nanoTime());
+
+		private final AtomicLong suppressed = new AtomicLong();
+
+		void record(RateLimitRule rule, String budgetId) {
+			long now = System.nanoTime();
+			long due = this.next.get();
+			if (now - due >= 0 && this.next.compareAndSet(due, now + UNEXPECTED_LOG_INTERVAL_NANOS)) {
+				long others = this.suppressed.getAndSet(0);
+				logger.info("Shadow rule '" + rule.name() + "' would have refused a request for key "
+						+ RedisKeys.fingerprint(budgetId) + ((others > 0) ? " (and " + others
+								+ " more in the last minute)" : "")
+						+ "; it was let through");
+			}
+			else {
+				this.suppressed.incrementAndGet();
+			}
+		}
+
 	}
 
 }

@@ -26,9 +26,11 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param cost permits one request takes
  * @param source where the rule is defined, for messages: {@code ratelimit.rules.<name>} or the
  * annotated element
+ * @param shadow whether the rule only observes: decisions are taken, counted and sent as headers, but no
+ * request is refused
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
-		Algorithm algorithm, String key, RateLimitKeyResolver keyResolver, long cost, String source) {
+		Algorithm algorithm, String key, RateLimitKeyResolver keyResolver, long cost, String source, boolean shadow) {
 
 	/**
 	 * Returns whether the rule applies to a request of this path and method.
@@ -57,6 +59,31 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 */
 	public String policyName(int index) {
 		return (this.limits.size() == 1) ? this.name : this.name + "-" + this.limits.get(index).windowLabel();
+	}
+
+	/**
+	 * Describes the rule in one line, for the startup log.
+	 * @return the description
+	 */
+	public String describe() {
+		StringBuilder text = new StringBuilder("Rate limit '").append(this.name).append("': ");
+		for (int i = 0; i < this.limits.size(); i++) {
+			RateLimit limit = this.limits.get(i);
+			text.append((i > 0) ? " and " : "").append(limit.limit()).append(" per ").append(limit.windowLabel());
+			if (limit.burst() != limit.limit()) {
+				text.append(" (burst ").append(limit.burst()).append(')');
+			}
+		}
+		text.append(", ").append(RateLimitRuleFactory.algorithmName(this.algorithm)).append(", on ");
+		if (this.paths.isEmpty()) {
+			text.append(this.source);
+		}
+		else {
+			text.append(this.paths.stream().map(PathPattern::getPatternString).toList())
+				.append(this.methods.isEmpty() ? " (all methods)" : " " + this.methods.stream().sorted().toList());
+		}
+		text.append(", key ").append(this.key).append(", cost ").append(this.cost);
+		return this.shadow ? text.append(", shadow mode (observes, never refuses)").toString() : text.toString();
 	}
 
 	/**

@@ -42,6 +42,8 @@ public final class RateLimitRuleFactory {
 
 	private final Function<String, @Nullable RateLimitKeyResolver> beans;
 
+	private final boolean shadow;
+
 	/**
 	 * Creates a factory.
 	 * @param addresses resolves client addresses, for {@code ip} keys
@@ -50,9 +52,22 @@ public final class RateLimitRuleFactory {
 	 */
 	public RateLimitRuleFactory(ClientAddressResolver addresses, Algorithm defaultAlgorithm,
 			Function<String, @Nullable RateLimitKeyResolver> beans) {
+		this(addresses, defaultAlgorithm, beans, false);
+	}
+
+	/**
+	 * Creates a factory.
+	 * @param addresses resolves client addresses, for {@code ip} keys
+	 * @param defaultAlgorithm the algorithm of rules that name none
+	 * @param beans finds the {@link RateLimitKeyResolver} bean of a name, or returns {@code null}
+	 * @param shadow whether rules that do not say otherwise only observe
+	 */
+	public RateLimitRuleFactory(ClientAddressResolver addresses, Algorithm defaultAlgorithm,
+			Function<String, @Nullable RateLimitKeyResolver> beans, boolean shadow) {
 		this.addresses = addresses;
 		this.defaultAlgorithm = defaultAlgorithm;
 		this.beans = beans;
+		this.shadow = shadow;
 	}
 
 	/**
@@ -64,11 +79,12 @@ public final class RateLimitRuleFactory {
 	 * @param algorithm the algorithm, {@code null} for the default
 	 * @param key whose budget is charged, {@code null} for {@code ip}
 	 * @param cost permits one request takes
+	 * @param shadow whether the rule only observes; {@code null} for the factory's default
 	 * @return the rule
 	 * @throws InvalidRateLimitRuleException when an attribute is invalid
 	 */
 	public RateLimitRule create(String name, List<String> paths, List<String> methods, List<LimitDefinition> limits,
-			@Nullable Algorithm algorithm, @Nullable String key, long cost) {
+			@Nullable Algorithm algorithm, @Nullable String key, long cost, @Nullable Boolean shadow) {
 		checkName(name);
 		if (paths.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "paths", paths,
@@ -78,7 +94,8 @@ public final class RateLimitRuleFactory {
 		for (String path : paths) {
 			patterns.add(parsePath(name, path));
 		}
-		return build(name, patterns, methods(name, methods), limits, algorithm, key, cost, "ratelimit.rules." + name);
+		return build(name, patterns, methods(name, methods), limits, algorithm, key, cost, "ratelimit.rules." + name,
+				(shadow != null) ? shadow : this.shadow);
 	}
 
 	/**
@@ -137,7 +154,8 @@ public final class RateLimitRuleFactory {
 		}
 		Algorithm algorithm = annotation.algorithm().isEmpty() ? null
 				: parseAlgorithm(name, annotation.algorithm());
-		return build(name, List.of(), Set.of(), limits, algorithm, annotation.key(), annotation.cost(), source);
+		return build(name, List.of(), Set.of(), limits, algorithm, annotation.key(), annotation.cost(), source,
+				this.shadow);
 	}
 
 	private static Duration window(String rule, String prefix, String text) {
@@ -191,7 +209,7 @@ public final class RateLimitRuleFactory {
 
 	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods,
 			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key, long cost,
-			String source) {
+			String source, boolean shadow) {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
 		if (definitions.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
@@ -218,7 +236,7 @@ public final class RateLimitRuleFactory {
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		RateLimitKeyResolver resolver = keyResolver(name, keySpec);
 		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec, resolver,
-				cost, source);
+				cost, source, shadow);
 	}
 
 	private RateLimitKeyResolver keyResolver(String rule, String spec) {

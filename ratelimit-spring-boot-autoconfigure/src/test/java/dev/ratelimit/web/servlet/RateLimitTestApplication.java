@@ -46,6 +46,8 @@ class RateLimitTestApplication {
 		String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
 		registry.add("ratelimit.key-prefix", () -> prefix);
+		// functional tests: a slow moment on a loaded machine must not turn a decision into fail-open
+		registry.add("ratelimit.timeout", () -> "5s");
 	}
 
 	/**
@@ -117,7 +119,7 @@ class RateLimitTestApplication {
 		}
 
 		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/sliding", "/multi/narrow", "/costly", "/search",
-				"/both", "/bucket" })
+				"/both", "/bucket", "/shadowed" })
 		String plain() {
 			return "ok";
 		}

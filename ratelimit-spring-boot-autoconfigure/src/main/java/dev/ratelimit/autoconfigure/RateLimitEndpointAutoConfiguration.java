@@ -1,0 +1,33 @@
+package dev.ratelimit.autoconfigure;
+
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.actuate.RateLimitEndpoint;
+import dev.ratelimit.web.servlet.RateLimitInterceptor;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Registers the {@code ratelimit} actuator endpoint when Actuator is present, exposed only as the
+ * application's {@code management.endpoints.*} settings allow.
+ */
+@AutoConfiguration(after = RateLimitWebMvcAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(RateLimitInterceptor.class)
+@ConditionalOnAvailableEndpoint(RateLimitEndpoint.class)
+public final class RateLimitEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEndpoint rateLimitEndpoint(RateLimitInterceptor interceptor, RateLimitProperties properties,
+			ObjectProvider<CircuitBreaker> circuitBreaker) {
+		return new RateLimitEndpoint(interceptor, properties.getFailureMode(), circuitBreaker.getIfAvailable());
+	}
+
+}

@@ -1,0 +1,72 @@
+package dev.ratelimit.autoconfigure;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.web.servlet.MicrometerRateLimitObserver;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.HandlerInterceptor;
+
+/**
+ * Publishes rate-limit metrics to Micrometer: decisions by rule and outcome, decision latency,
+ * rejections served by the local denial cache, and whether Redis is available.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class, before = RateLimitWebMvcAutoConfiguration.class,
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+public final class RateLimitMetricsAutoConfiguration {
+
+	/** Rejections served from memory, without a Redis call. */
+	static final String LOCAL_CACHE_REJECTIONS = "ratelimit.local.cache.rejections";
+
+	/** 1 while Redis decides, 0 while its circuit breaker keeps calls away. */
+	static final String REDIS_AVAILABLE = "ratelimit.redis.available";
+
+	@Bean
+	MeterBinder rateLimitMeterBinder(ObjectProvider<LocalDenialCache> denialCache,
+			ObjectProvider<CircuitBreaker> circuitBreaker) {
+		return (registry) -> {
+			denialCache.ifAvailable((cache) -> FunctionCounter.builder(LOCAL_CACHE_REJECTIONS, cache,
+					LocalDenialCache::hits)
+				.description("Rate-limit rejections served from memory, without a Redis call")
+				.register(registry));
+			circuitBreaker.ifAvailable((breaker) -> Gauge
+				.builder(REDIS_AVAILABLE, breaker, (b) -> (b.state() == CircuitBreaker.State.CLOSED) ? 1 : 0)
+				.description("Whether rate-limit decisions reach Redis (1) or its circuit breaker keeps them away (0)")
+				.register(registry));
+		};
+	}
+
+	/**
+	 * The interceptor's decisions, in servlet web applications.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = Type.SERVLET)
+	@ConditionalOnClass(HandlerInterceptor.class)
+	static class DecisionMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		MicrometerRateLimitObserver rateLimitMetricsObserver(MeterRegistry registry) {
+			return new MicrometerRateLimitObserver(registry);
+		}
+
+	}
+
+}

@@ -1,0 +1,72 @@
+package dev.ratelimit.web.servlet;
+
+import java.util.List;
+
+/**
+ * Learns of every decision the interceptor takes, for metrics.
+ */
+@FunctionalInterface
+public interface RateLimitObserver {
+
+	/** An observer that does nothing. */
+	RateLimitObserver NONE = (rule, outcome, nanos) -> {
+	};
+
+	/**
+	 * Called once per rule applied to a request.
+	 * @param rule the rule
+	 * @param outcome what the rule decided
+	 * @param nanos how long the decision took, the Redis round trip included
+	 */
+	void onDecision(RateLimitRule rule, Outcome outcome, long nanos);
+
+	/**
+	 * Returns an observer that tells every one of {@code observers}.
+	 * @param observers the observers
+	 * @return the observer, {@link #NONE} when there are none
+	 */
+	static RateLimitObserver composite(List<? extends RateLimitObserver> observers) {
+		if (observers.isEmpty()) {
+			return NONE;
+		}
+		if (observers.size() == 1) {
+			return observers.get(0);
+		}
+		List<RateLimitObserver> all = List.copyOf(observers);
+		return (rule, outcome, nanos) -> all.forEach((observer) -> observer.onDecision(rule, outcome, nanos));
+	}
+
+	/**
+	 * What a rule decided for a request.
+	 */
+	enum Outcome {
+
+		/** The rule allowed the request. */
+		ALLOWED("allowed"),
+
+		/** The rule refused the request with 429. */
+		REJECTED("rejected"),
+
+		/** A rule in shadow mode would have refused the request, and let it pass. */
+		SHADOW_REJECTED("shadow-rejected"),
+
+		/** No decision could be reached; the failure mode applied. */
+		ERROR("error");
+
+		private final String tag;
+
+		Outcome(String tag) {
+			this.tag = tag;
+		}
+
+		/**
+		 * Returns the outcome as a metric tag value.
+		 * @return the tag value, such as {@code shadow-rejected}
+		 */
+		public String tag() {
+			return this.tag;
+		}
+
+	}
+
+}

@@ -1,0 +1,96 @@
+package dev.ratelimit.autoconfigure;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.actuate.RateLimitEndpoint;
+import dev.ratelimit.web.servlet.MicrometerRateLimitObserver;
+import dev.ratelimit.web.servlet.RateLimitInterceptor;
+import dev.ratelimit.web.servlet.RateLimitRule;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Metrics, the actuator endpoint and shadow mode, present and absent as Micrometer, Actuator and the
+ * properties say.
+ */
+class RateLimitObservabilityAutoConfigurationTests {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+				RateLimitMetricsAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class,
+				RateLimitEndpointAutoConfiguration.class))
+		.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.limit=5",
+				"ratelimit.rules.api.window=1m");
+
+	@Test
+	void recordsDecisionsWhenAMeterRegistryIsPresent() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.run((context) -> assertThat(context).hasSingleBean(MicrometerRateLimitObserver.class));
+	}
+
+	@Test
+	void recordsNothingWithoutAMeterRegistry() {
+		this.runner.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(MicrometerRateLimitObserver.class));
+	}
+
+	@Test
+	void recordsNothingWithoutMicrometer() {
+		this.runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(MicrometerRateLimitObserver.class)
+				.hasSingleBean(RateLimitInterceptor.class));
+	}
+
+	@Test
+	void publishesTheEndpointOnlyWhenExposed() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(RateLimitEndpoint.class));
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
+			.run((context) -> assertThat(context).hasSingleBean(RateLimitEndpoint.class));
+	}
+
+	@Test
+	void publishesNoEndpointWithoutActuator() {
+		this.runner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitEndpoint.class));
+	}
+
+	@Test
+	void startsFineWithoutTheWebInANonWebApplication() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class,
+					RateLimitWebMvcAutoConfiguration.class, RateLimitEndpointAutoConfiguration.class))
+			.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(MicrometerRateLimitObserver.class)
+				.doesNotHaveBean(RateLimitEndpoint.class));
+	}
+
+	@Test
+	void putsEveryRuleInShadowModeUnlessARuleSaysOtherwise() {
+		this.runner
+			.withPropertyValues("ratelimit.shadow=true", "ratelimit.rules.strict.paths=/strict",
+					"ratelimit.rules.strict.limit=1", "ratelimit.rules.strict.window=1s",
+					"ratelimit.rules.strict.shadow=false")
+			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules())
+				.extracting(RateLimitRule::name, RateLimitRule::shadow)
+				.containsExactly(org.assertj.core.groups.Tuple.tuple("api", true),
+						org.assertj.core.groups.Tuple.tuple("strict", false)));
+		this.runner.withPropertyValues("ratelimit.rules.api.shadow=true")
+			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules().get(0).shadow())
+				.isTrue());
+	}
+
+}
