@@ -32,14 +32,9 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.redis.AbstractRedisRateLimiter;
-import dev.ratelimit.redis.FixedWindowRateLimiter;
-import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisRateLimiterSettings;
 import dev.ratelimit.redis.RedisScriptRunner;
-import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
-import dev.ratelimit.redis.SlidingWindowRateLimiter;
-import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -125,14 +120,7 @@ public final class Contenders {
 		} : lettuce;
 		RedisRateLimiterSettings settings = new RedisRateLimiterSettings(runner, "bench", null,
 				new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)), null, denialCache);
-		AbstractRedisRateLimiter limiter = switch (name) {
-			case "fixed-window" -> new FixedWindowRateLimiter(settings);
-			case "sliding-window-log" -> new SlidingWindowRateLimiter(settings);
-			case "sliding-window-counter" -> new SlidingWindowCounterRateLimiter(settings);
-			case "token-bucket" -> new TokenBucketRateLimiter(settings);
-			case "gcra" -> new GcraRateLimiter(settings);
-			default -> throw new IllegalArgumentException("Unknown algorithm " + name);
-		};
+		AbstractRedisRateLimiter limiter = OurContender.limiter(name, settings);
 		return new OurContender(name, limiter, redis, keys, limit, () -> {
 			lettuce.close();
 			factory.destroy();
@@ -198,7 +186,8 @@ public final class Contenders {
 	}
 
 	private static Contender lettuceEvalsha(BenchmarkRedis redis, String[] keys, RateLimit limit) {
-		String sha = OurContender.loadScript(redis, "fixed-window");
+		OurContender.SentScript sent = OurContender.SentScript.capture("fixed-window", limit);
+		String sha = sent.load(redis);
 		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
 		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
 		RedisCommands<byte[], byte[]> commands = connection.sync();
@@ -206,8 +195,7 @@ public final class Contenders {
 		for (int i = 0; i < keys.length; i++) {
 			redisKeys[i] = new byte[][] { ("lettuce:fixed:" + keys[i]).getBytes(StandardCharsets.UTF_8) };
 		}
-		byte[][] args = { new byte[0], bytes("1"), bytes(Long.toString(limit.limit())),
-				bytes(Long.toString(limit.window().toNanos() / 1000)), bytes(Long.toString(limit.burst())) };
+		byte[][] args = sent.args().stream().map((arg) -> arg.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
 		return new SelfFilling(keys, (i) -> {
 			List<Object> reply = commands.evalsha(sha, ScriptOutputType.MULTI, redisKeys[i], args);
 			return ((Long) reply.get(0)) == 1L;
@@ -215,10 +203,6 @@ public final class Contenders {
 			connection.close();
 			client.shutdown();
 		});
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.US_ASCII);
 	}
 
 	/**

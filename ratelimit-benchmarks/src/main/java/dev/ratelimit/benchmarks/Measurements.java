@@ -27,13 +27,8 @@ import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.benchmarks.BenchmarkRedis.ServerCounters;
 import dev.ratelimit.redis.AbstractRedisRateLimiter;
-import dev.ratelimit.redis.FixedWindowRateLimiter;
-import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisRateLimiterSettings;
-import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
-import dev.ratelimit.redis.SlidingWindowRateLimiter;
-import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -106,11 +101,11 @@ public final class Measurements {
 	private List<Map<String, Object>> physicalLimit(BenchmarkRedis redis) {
 		List<Map<String, Object>> results = new ArrayList<>();
 		for (String script : PHYSICAL_SCRIPTS) {
-			String sha = OurContender.loadScript(redis, script);
+			OurContender.SentScript sent = OurContender.SentScript.capture(script, Contenders.ALLOWED);
+			String sha = sent.load(redis);
 			byte[][] commands = new byte[KEYS][];
 			for (int i = 0; i < KEYS; i++) {
-				commands[i] = RespConnection.encode("EVALSHA", sha, "1", "physical:" + script + ":user-" + i, "", "1",
-						"1000000", "3600000000", "1000000");
+				commands[i] = sent.evalsha(sha, "physical:" + script + ":user-" + i);
 			}
 			for (int depth : CONCURRENCY) {
 				try (RespConnection connection = RespConnection.open(redis.port())) {
@@ -157,12 +152,13 @@ public final class Measurements {
 		try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
 			RedisAsyncCommands<byte[], byte[]> commands = connection.async();
 			for (String script : List.of("fixed-window")) {
-				String sha = OurContender.loadScript(redis, script);
+				OurContender.SentScript sent = OurContender.SentScript.capture(script, Contenders.ALLOWED);
+				String sha = sent.load(redis);
 				byte[][] keys = new byte[KEYS][];
 				for (int i = 0; i < KEYS; i++) {
 					keys[i] = ("lettuce:" + script + ":user-" + i).getBytes(StandardCharsets.UTF_8);
 				}
-				byte[][] args = { new byte[0], bytes("1"), bytes("1000000"), bytes("3600000000"), bytes("1000000") };
+				byte[][] args = sent.args().stream().map((arg) -> arg.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
 				for (int depth : CONCURRENCY) {
 					inFlight(commands, sha, keys, args, depth, this.round.toNanos());
 					List<Double> perSecond = new ArrayList<>();
@@ -303,13 +299,7 @@ public final class Measurements {
 					"sliding-window-log")) {
 				boolean log = algorithm.equals("sliding-window-log");
 				for (int limit : log ? new int[] { 10, 1000 } : new int[] { 10, 1000, 1_000_000 }) {
-					AbstractRedisRateLimiter limiter = switch (algorithm) {
-						case "fixed-window" -> new FixedWindowRateLimiter(settings);
-						case "sliding-window-counter" -> new SlidingWindowCounterRateLimiter(settings);
-						case "token-bucket" -> new TokenBucketRateLimiter(settings);
-						case "gcra" -> new GcraRateLimiter(settings);
-						default -> new SlidingWindowRateLimiter(settings);
-					};
+					AbstractRedisRateLimiter limiter = OurContender.limiter(algorithm, settings);
 					String id = "memory-" + limit;
 					RateLimit rateLimit = RateLimit.of(limit, Duration.ofMinutes(1));
 					if (log) {
@@ -371,10 +361,6 @@ public final class Measurements {
 			throw new IllegalStateException("No key " + key);
 		}
 		return (Long) bytes;
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.US_ASCII);
 	}
 
 	static Map<String, Object> row(Object... pairs) {

@@ -1,14 +1,21 @@
 package dev.ratelimit.benchmarks;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.redis.AbstractRedisRateLimiter;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisScriptRunner;
+import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
+import dev.ratelimit.redis.SlidingWindowRateLimiter;
+import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 /**
  * One of our limiters under test; pre-fills its keys with its own script, pipelined over a raw
@@ -99,16 +106,13 @@ public final class OurContender implements Contender {
 	@Override
 	public void prefill() {
 		warmUp();
-		String sha = loadScript(this.redis, this.algorithm);
-		String limitArg = Long.toString(this.limit.limit());
-		String windowArg = Long.toString(this.limit.window().toNanos() / 1000);
-		String burstArg = Long.toString(this.limit.burst());
+		SentScript sent = SentScript.capture(this.algorithm, this.limit);
+		String sha = sent.load(this.redis);
 		try (RespConnection connection = RespConnection.open(this.redis.port())) {
 			for (int first = 0; first < this.keys.length; first += BATCH) {
 				int end = Math.min(first + BATCH, this.keys.length);
 				for (int i = first; i < end; i++) {
-					connection.write(RespConnection.encode("EVALSHA", sha, "1", this.limiter.redisKey(this.keys[i]), "",
-							"1", limitArg, windowArg, burstArg));
+					connection.write(sent.evalsha(sha, this.limiter.redisKey(this.keys[i])));
 				}
 				connection.flush();
 				for (int i = first; i < end; i++) {
@@ -119,31 +123,54 @@ public final class OurContender implements Contender {
 	}
 
 	/**
-	 * Loads one of our scripts into the server and returns its SHA-1.
-	 * @param redis the server
-	 * @param algorithm the script's name, such as {@code fixed-window}
-	 * @return the SHA-1
+	 * Creates one of our limiters.
+	 * @param algorithm the algorithm, one of {@link Contenders#OURS}
+	 * @param settings its settings
+	 * @return the limiter
 	 */
-	public static String loadScript(BenchmarkRedis redis, String algorithm) {
-		return new String((byte[]) redis.admin().call("SCRIPT", "LOAD", scriptText(algorithm)), StandardCharsets.US_ASCII);
+	static AbstractRedisRateLimiter limiter(String algorithm, RedisRateLimiterSettings settings) {
+		return switch (algorithm) {
+			case "fixed-window" -> new FixedWindowRateLimiter(settings);
+			case "sliding-window-log" -> new SlidingWindowRateLimiter(settings);
+			case "sliding-window-counter" -> new SlidingWindowCounterRateLimiter(settings);
+			case "token-bucket" -> new TokenBucketRateLimiter(settings);
+			case "gcra" -> new GcraRateLimiter(settings);
+			default -> throw new IllegalArgumentException("Unknown algorithm " + algorithm);
+		};
 	}
 
 	/**
-	 * Returns the text of one of our scripts.
-	 * @param algorithm the script's name, such as {@code fixed-window}
-	 * @return the Lua source
+	 * The script and arguments one of our limiters sends for a single-limit decision, captured from the
+	 * limiter itself so that the physical limit and pre-filling always run exactly what it runs.
+	 *
+	 * @param script the whole Lua source
+	 * @param args the arguments, the same for every key
 	 */
-	public static String scriptText(String algorithm) {
-		String location = "META-INF/ratelimit/scripts/" + algorithm + ".lua";
-		try (InputStream in = OurContender.class.getClassLoader().getResourceAsStream(location)) {
-			if (in == null) {
-				throw new IllegalStateException(location + " is not on the class path");
-			}
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+	record SentScript(String script, List<String> args) {
+
+		static SentScript capture(String algorithm, RateLimit limit) {
+			AtomicReference<SentScript> sent = new AtomicReference<>();
+			RedisScriptRunner capturing = (script, keys, args) -> {
+				sent.set(new SentScript(script.getScriptAsString(), List.copyOf(args)));
+				return List.of(1L, limit.limit() - 1, 0L, limit.window().toNanos() / 1000);
+			};
+			limiter(algorithm, new RedisRateLimiterSettings(capturing, "capture", null, null, null, null))
+				.tryAcquire("capture", limit);
+			return sent.get();
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+
+		/** Loads the script into the server and returns its SHA-1. */
+		String load(BenchmarkRedis redis) {
+			return new String((byte[]) redis.admin().call("SCRIPT", "LOAD", this.script), StandardCharsets.US_ASCII);
 		}
+
+		/** Encodes {@code EVALSHA} of the script for one key. */
+		byte[] evalsha(String sha, String key) {
+			List<String> parts = new ArrayList<>(List.of("EVALSHA", sha, "1", key));
+			parts.addAll(this.args);
+			return RespConnection.encode(parts.toArray(new String[0]));
+		}
+
 	}
 
 	@Override

@@ -447,7 +447,16 @@ public final class Report {
 			.append("limiter code at all; our limiter keeps ").append(ratio(ours / blocking))
 			.append(" of that. The rest is the limiter's own work per decision: building the Redis key (a regular ")
 			.append("expression check of the id), the denial-cache key and lookup, the circuit breaker's bookkeeping, ")
-			.append("and converting the reply into decisions.\n\n");
+			.append("and converting the reply into decisions");
+		Stats starter = overhead("starter");
+		Stats bare = overhead("bare");
+		if (!Double.isNaN(starter.median())) {
+			md.append(". Measured alone, with Redis replaced by a runner that answers at once (")
+				.append("`LimiterOverheadBenchmarks`, one thread), that work is ").append(number(starter.median()))
+				.append(" ns per decision as the starter configures the limiter (breaker and denial cache) and ")
+				.append(number(bare.median())).append(" ns without them");
+		}
+		md.append(".\n\n");
 		md.append("The seed's fixed window runs a cheaper script (one `INCR`, sometimes an `EXPIRE`: ");
 		if (seedResult != null && seedResult.trial() != null && oursResult != null && oursResult.trial() != null) {
 			md.append(decimal(seedResult.trial().get("redisUsecPerDecision").getAsDouble())).append(" µs in Redis per decision ")
@@ -457,6 +466,24 @@ public final class Report {
 		md.append("); at ").append(number(seed)).append(" decisions per second it is ").append(ratio(seed / ours))
 			.append(" of ours at 64 threads, in exchange for no multi-limit, no headers' data (remaining, reset), ")
 			.append("no timeout or fallback, and keys built from raw client input.\n\n");
+	}
+
+	private Stats overhead(String configuration) {
+		Path file = this.results.resolve("overhead.json");
+		try {
+			if (Files.exists(file)) {
+				for (JsonElement element : JsonParser.parseString(Files.readString(file)).getAsJsonArray()) {
+					JsonObject run = element.getAsJsonObject();
+					if (run.getAsJsonObject("params").get("configuration").getAsString().equals(configuration)) {
+						return Stats.of(run.getAsJsonObject("primaryMetric").get("score").getAsDouble());
+					}
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+		return Stats.of(List.of());
 	}
 
 	private Stats hotKeyRejections(boolean cached, int threads) {

@@ -1,0 +1,66 @@
+package dev.ratelimit.benchmarks;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisScriptRunner;
+
+/**
+ * The CPU our limiter spends per decision besides Redis and the client: a runner that answers at once
+ * with an allowed reply stands in for Redis, so what is left is argument checks, key building, the
+ * circuit breaker, the denial cache and reading the reply.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class LimiterOverheadBenchmarks {
+
+	/** {@code starter}: breaker and denial cache as the starter sets them up; {@code bare}: neither. */
+	@Param({ "starter", "bare" })
+	public String configuration;
+
+	private FixedWindowRateLimiter limiter;
+
+	private final String[] keys = Contenders.keys(10_000);
+
+	/**
+	 * Builds the limiter over a runner that needs no Redis.
+	 */
+	@Setup(Level.Trial)
+	public void createLimiter() {
+		List<Long> reply = List.of(1L, 999_999L, 0L, Duration.ofHours(1).toNanos() / 1000);
+		RedisScriptRunner runner = (script, keys, args) -> reply;
+		boolean starter = this.configuration.equals("starter");
+		this.limiter = new FixedWindowRateLimiter(new RedisRateLimiterSettings(runner, "bench", null,
+				starter ? new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)) : null, null,
+				starter ? new LocalDenialCache(10_000) : null));
+	}
+
+	/**
+	 * Decides one request for a random key.
+	 * @return the decision
+	 */
+	@Benchmark
+	public RateLimitDecision decide() {
+		return this.limiter.tryAcquire(this.keys[ThreadLocalRandom.current().nextInt(this.keys.length)],
+				Contenders.ALLOWED);
+	}
+
+}
