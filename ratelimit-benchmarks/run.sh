@@ -32,12 +32,17 @@ for threads in 1 8 64; do
     >> "$out/jmh.log" 2>&1
 done
 
-echo "== JMH, 1,000 to 1,000,000 keys, 64 threads"
+echo "== JMH, 1,000 to 1,000,000 keys, 64 threads (first pass)"
 "${jmh[@]}" RateLimiterBenchmarks -p system=fixed-window,token-bucket -p keys=1000,100000,1000000 -t 64 \
   -rf json -rff "$out/jmh-keys.json" >> "$out/jmh.log" 2>&1
 
 echo "== JMH, our limiter's own CPU per decision, Redis replaced by a canned reply"
 "${jmh[@]}" LimiterOverheadBenchmarks -t 1 -rf json -rff "$out/overhead.json" >> "$out/jmh.log" 2>&1
+
+echo "== JMH, 1,000 to 1,000,000 keys, 64 threads (second pass, pooled with the first)"
+java -jar "$jar" "${jmh_timing[@]}" -jvmArgsAppend "-Dbench.out=$out -Dbench.pass=-pass2" RateLimiterBenchmarks \
+  -p system=fixed-window,token-bucket -p keys=1000,100000,1000000 -t 64 \
+  -rf json -rff "$out/keys-pass2.json" >> "$out/jmh.log" 2>&1
 
 echo "== physical limit, hot key, memory, HTTP"
 java "${quick[@]}" -cp "$jar" dev.ratelimit.benchmarks.Measurements "$out" "$sample_jar" 2>&1 \

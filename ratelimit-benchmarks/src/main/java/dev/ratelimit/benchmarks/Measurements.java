@@ -14,6 +14,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.lettuce.core.RedisClient;
@@ -50,6 +51,8 @@ public final class Measurements {
 	static final boolean QUICK = Boolean.getBoolean("bench.quick");
 
 	private static final int KEYS = 10_000;
+
+	private static final byte[] PING = RespConnection.encode("PING");
 
 	private final Duration round;
 
@@ -98,7 +101,7 @@ public final class Measurements {
 		System.out.println("[measurements] " + message);
 	}
 
-	private List<Map<String, Object>> physicalLimit(BenchmarkRedis redis) {
+	private List<Map<String, Object>> physicalLimit(BenchmarkRedis redis) throws InterruptedException {
 		List<Map<String, Object>> results = new ArrayList<>();
 		for (String script : PHYSICAL_SCRIPTS) {
 			OurContender.SentScript sent = OurContender.SentScript.capture(script, Contenders.ALLOWED);
@@ -129,21 +132,46 @@ public final class Measurements {
 		return results;
 	}
 
-	private static long pipeline(RespConnection connection, byte[][] commands, int depth, long nanos) {
+	/**
+	 * Keeps {@code depth} commands in flight on one connection for a while, as a pipelining client
+	 * does: a writer sends whenever a slot is free and flushes when none is, a reader takes the replies
+	 * and frees the slots. Returns the replies received.
+	 */
+	private static long pipeline(RespConnection connection, byte[][] commands, int depth, long nanos)
+			throws InterruptedException {
+		Semaphore slots = new Semaphore(depth);
+		AtomicLong received = new AtomicLong();
+		AtomicReference<RuntimeException> failure = new AtomicReference<>();
+		Thread reader = new Thread(() -> {
+			try {
+				// a PING after the last command marks the end: its reply is the only status reply
+				while (!"PONG".equals(connection.readOk())) {
+					received.incrementAndGet();
+					slots.release();
+				}
+			}
+			catch (RuntimeException ex) {
+				failure.set(ex);
+				slots.release(depth);
+			}
+		}, "physical-limit-reader");
+		reader.start();
 		SplittableRandom random = new SplittableRandom(depth);
 		long deadline = System.nanoTime() + nanos;
-		long count = 0;
-		while (System.nanoTime() < deadline) {
-			for (int i = 0; i < depth; i++) {
-				connection.write(commands[random.nextInt(commands.length)]);
+		while (System.nanoTime() < deadline && failure.get() == null) {
+			if (!slots.tryAcquire()) {
+				connection.flush();
+				slots.acquire();
 			}
-			connection.flush();
-			for (int i = 0; i < depth; i++) {
-				connection.readOk();
-			}
-			count += depth;
+			connection.write(commands[random.nextInt(commands.length)]);
 		}
-		return count;
+		connection.write(PING);
+		connection.flush();
+		reader.join();
+		if (failure.get() != null) {
+			throw failure.get();
+		}
+		return received.get();
 	}
 
 	private List<Map<String, Object>> lettuceAsync(BenchmarkRedis redis) throws InterruptedException {

@@ -62,6 +62,8 @@ public class RateLimiterBenchmarks {
 
 	private long measuredDecisions;
 
+	private long emptyMemory;
+
 	private long measuredNanos;
 
 	private double measuredCpuSeconds;
@@ -82,6 +84,7 @@ public class RateLimiterBenchmarks {
 	@Setup(Level.Trial)
 	public void startRedis() {
 		this.redis = BenchmarkRedis.start();
+		this.emptyMemory = Long.parseLong(this.redis.info("memory").get("used_memory"));
 		this.contender = Contenders.create(this.system, this.redis, Contenders.keys(this.keys), Contenders.ALLOWED);
 		this.contender.prefill();
 	}
@@ -139,8 +142,10 @@ public class RateLimiterBenchmarks {
 			trial.put("redisCpuShare", this.measuredCpuSeconds / (this.measuredNanos / 1e9));
 			trial.put("redisUsecPerDecision", (double) this.measuredUsec / Math.max(this.measuredDecisions, 1));
 			trial.put("redisUsedMemory", Long.parseLong(this.redis.info("memory").get("used_memory")));
+			trial.put("redisUsedMemoryEmpty", this.emptyMemory);
 			trial.put("redisKeys", this.redis.admin().call("DBSIZE"));
-			write(trial, "trial-" + this.system + "-k" + this.keys + "-t" + params.getThreads() + ".json");
+			write(trial, "trial-" + this.system + "-k" + this.keys + "-t" + params.getThreads()
+					+ System.getProperty("bench.pass", "") + ".json");
 			if (this.rejections.sum() > 0) {
 				System.err.println(this.system + ": " + this.rejections.sum() + " rejections on the allowed path");
 			}
