@@ -43,6 +43,8 @@ public final class CircuitBreaker {
 
 	private final AtomicLong openedAt = new AtomicLong();
 
+	private final AtomicLong probeStartedAt = new AtomicLong();
+
 	private volatile State state = State.CLOSED;
 
 	/**
@@ -78,17 +80,24 @@ public final class CircuitBreaker {
 	/**
 	 * Returns whether a call may go through now; when it returns {@code true}, report the call's outcome
 	 * with {@link #onSuccess()} or {@link #onFailure(Throwable)}.
-	 * @return {@code true} when closed, or for the one probe once the open period is over
+	 * @return {@code true} when closed, or for the one probe once the open period is over (and for another
+	 * when a probe has not reported back within an open period)
 	 */
 	public boolean tryAcquirePermission() {
 		State current = this.state;
 		if (current == State.CLOSED) {
 			return true;
 		}
-		if (current == State.OPEN && this.nanoTime.getAsLong() - this.openedAt.get() >= this.openNanos) {
+		long now = this.nanoTime.getAsLong();
+		boolean due = (current == State.OPEN) ? now - this.openedAt.get() >= this.openNanos
+				: now - this.probeStartedAt.get() >= this.openNanos;
+		if (due) {
 			synchronized (this) {
-				if (this.state == State.OPEN && this.nanoTime.getAsLong() - this.openedAt.get() >= this.openNanos) {
+				now = this.nanoTime.getAsLong();
+				if ((this.state == State.OPEN && now - this.openedAt.get() >= this.openNanos)
+						|| (this.state == State.HALF_OPEN && now - this.probeStartedAt.get() >= this.openNanos)) {
 					this.state = State.HALF_OPEN;
+					this.probeStartedAt.set(now);
 					return true;
 				}
 			}

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -15,9 +16,12 @@ import org.jspecify.annotations.Nullable;
  * until the earliest instant it could be granted. A rejection stays certain until then: other callers
  * can only take permits, never give them back, so this never refuses a call Redis would grant, nor for
  * longer (the deadline counts from before the call was sent). Memory is bounded: past
- * {@code maxKeys} entries, expired ones are dropped and new rejections are not remembered.
+ * {@code maxKeys} entries, expired ones are dropped (at most once a second) and new rejections are not
+ * remembered.
  */
 public final class LocalDenialCache {
+
+	private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
 
 	private final int maxKeys;
 
@@ -26,6 +30,8 @@ public final class LocalDenialCache {
 	private final Map<String, Denial> denials = new ConcurrentHashMap<>();
 
 	private final LongAdder hits = new LongAdder();
+
+	private final AtomicLong nextSweep = new AtomicLong(Long.MIN_VALUE);
 
 	/**
 	 * Creates a cache on the system's monotonic clock.
@@ -107,8 +113,13 @@ public final class LocalDenialCache {
 			return;
 		}
 		if (this.denials.size() >= this.maxKeys) {
+			// full: drop the expired ones, at most once a second, so that a flood of distinct keys cannot
+			// turn every refusal into a scan
 			long now = this.nanoTime.getAsLong();
-			this.denials.values().removeIf((denial) -> now - denial.until >= 0);
+			long due = this.nextSweep.get();
+			if ((due == Long.MIN_VALUE || now - due >= 0) && this.nextSweep.compareAndSet(due, now + SWEEP_INTERVAL_NANOS)) {
+				this.denials.values().removeIf((denial) -> now - denial.until >= 0);
+			}
 			if (this.denials.size() >= this.maxKeys) {
 				return;
 			}

@@ -61,6 +61,20 @@ class CircuitBreakerTests {
 	}
 
 	@Test
+	void letsAnotherProbeThroughWhenOneNeverReportsBack() {
+		open();
+		this.now.addAndGet(Duration.ofSeconds(2).toNanos());
+		assertThat(this.breaker.tryAcquirePermission()).isTrue();
+		// that probe is lost: no success, no failure
+		this.now.addAndGet(Duration.ofMillis(1_999).toNanos());
+		assertThat(this.breaker.tryAcquirePermission()).isFalse();
+		this.now.addAndGet(Duration.ofMillis(1).toNanos());
+		assertThat(this.breaker.tryAcquirePermission()).isTrue();
+		this.breaker.onSuccess();
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+	}
+
+	@Test
 	void refusesBadSettings() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new CircuitBreaker("x", 0, Duration.ofSeconds(1)))
 			.withMessageContaining("failureThreshold must be at least 1");

@@ -97,12 +97,12 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 			}
 			sentAt = denials.now();
 		}
+		List<String> keys = keys(key, limits);
+		List<String> args = args(limits, permits);
 		CircuitBreaker breaker = this.settings.circuitBreaker();
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return unavailable(key, limits, permits, null);
 		}
-		List<String> keys = keys(key, limits);
-		List<String> args = args(limits, permits);
 		List<RateLimitDecision> decisions;
 		try {
 			decisions = decisions(this.settings.runner().run(this.script, keys, args), limits);
@@ -112,6 +112,13 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 				breaker.onFailure(ex);
 			}
 			return unavailable(key, limits, permits, ex);
+		}
+		catch (Error ex) {
+			// the breaker hears of every call it let through, or a probe would never report back
+			if (breaker != null) {
+				breaker.onFailure(ex);
+			}
+			throw ex;
 		}
 		if (breaker != null) {
 			breaker.onSuccess();
@@ -247,6 +254,13 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 				throw new IllegalArgumentException("limits must have distinct windows, but " + limit.window()
 						+ " appears twice");
 			}
+			long windowMicros = micros(limit.window());
+			if (exceedsExactRange(limit.limit(), windowMicros) || exceedsExactRange(limit.burst(), windowMicros)) {
+				throw new IllegalArgumentException("limit (or burst) × window in µs must stay below 2^53 for exact "
+						+ "arithmetic, but " + Math.max(limit.limit(), limit.burst()) + " per " + limit.windowLabel()
+						+ " exceeds it; use a shorter window with a proportional limit, or the fixed window or the "
+						+ "sliding log, which do not multiply them");
+			}
 			if (permits > limit.burst()) {
 				throw new IllegalArgumentException("permits must not exceed the " + (algorithm().acceptsBurst() ? "burst" : "limit")
 						+ " of " + limit.burst() + ", but was " + permits);
@@ -309,6 +323,12 @@ public abstract class AbstractRedisRateLimiter implements RateLimiter {
 
 	private static long number(List<?> reply, int index) {
 		return ((Number) reply.get(index)).longValue();
+	}
+
+	private boolean exceedsExactRange(long count, long windowMicros) {
+		Algorithm algorithm = algorithm();
+		boolean multiplies = algorithm == Algorithm.SLIDING_WINDOW_COUNTER || algorithm.acceptsBurst();
+		return multiplies && (windowMicros > RateLimit.MAX_LIMIT / count);
 	}
 
 	private static long micros(Instant instant) {

@@ -116,7 +116,10 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			future.cancel(true);
+			// a command is this caller's alone; the connection being opened is shared with other callers
+			if (future instanceof RedisFuture<?>) {
+				future.cancel(true);
+			}
 			throw new QueryTimeoutException("Interrupted while waiting for Redis", ex);
 		}
 		catch (ExecutionException ex) {
@@ -138,6 +141,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 		if (connected == null || (cause instanceof RedisException && !connected.isOpen())) {
 			// no connection, or one that was closed under us: the next call connects afresh
 			this.connection = null;
+			if (connected != null) {
+				connected.connection().close();
+			}
 			return new RedisConnectionFailureException("Could not reach Redis: " + cause, cause);
 		}
 		return new RedisSystemException("Redis failed to run the rate-limit script: " + cause, cause);

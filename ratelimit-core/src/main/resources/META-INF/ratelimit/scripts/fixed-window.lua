@@ -20,7 +20,9 @@ for i = 1, #KEYS do
   local state = redis.pcall('HMGET', KEYS[i], 's', 'n')
   if state.err then
     -- a key of another type (the seed's plain counter, say) would fail every call: start afresh
-    redis.call('DEL', KEYS[i])
+    if not peek then
+      redis.call('DEL', KEYS[i])
+    end
     state = {false, false}
   end
   local start, count = tonumber(state[1]), tonumber(state[2])
@@ -43,7 +45,7 @@ for i = 1, #KEYS do
     count = count + permits
     redis.call('HSET', KEYS[i], 's', int(start), 'n', int(count))
     redis.call('PEXPIRE', KEYS[i], math.ceil(window_left / 1000))
-  elseif redis.call('PTTL', KEYS[i]) == -1 then
+  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
     -- a key without a TTL (left by hand, or by older code) is repaired, or dropped when stale
     if count > 0 then
       redis.call('PEXPIRE', KEYS[i], math.ceil(window_left / 1000))

@@ -22,7 +22,9 @@ for i = 1, #KEYS do
   local limit, window, burst = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   local value = redis.pcall('GET', KEYS[i])
   if type(value) == 'table' and value.err then
-    redis.call('DEL', KEYS[i])
+    if not peek then
+      redis.call('DEL', KEYS[i])
+    end
     value = false
   end
   -- how far the TAT lies ahead of now, in 1/limit µs (never behind: a late TAT restarts at now)
@@ -50,7 +52,7 @@ for i = 1, #KEYS do
     local tat = now + math.floor(diff / limit)
     redis.call('SET', KEYS[i], string.format('%.0f:%.0f', tat, diff % limit), 'PX',
       math.max(math.ceil(math.ceil(diff / limit) / 1000), 1))
-  elseif redis.call('PTTL', KEYS[i]) == -1 then
+  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
     -- a key without a TTL is repaired, or dropped when its TAT has passed
     if diff > 0 then
       redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil(diff / limit) / 1000), 1))

@@ -4,7 +4,7 @@
 -- are checked together and charged all or nothing. All weighing is in integers: counts times µs.
 --
 -- KEYS[i]        limit i's hash: field w = current window index (now / window_us), c = its count,
---                p = the previous window's count
+--                p = the previous window's count, l = window_us they were counted under
 -- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
 -- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
 --                what a call for that many would be told, writing nothing
@@ -17,23 +17,32 @@
 
 -- now, permits, peek and int() come from prelude.lua
 
-local indexes, currents, previouses, granted = {}, {}, {}, true
+local indexes, times, currents, previouses, granted = {}, {}, {}, {}, true
 for i = 1, #KEYS do
   local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
   local index = math.floor(now / window)
-  local state = redis.pcall('HMGET', KEYS[i], 'w', 'c', 'p')
+  local state = redis.pcall('HMGET', KEYS[i], 'w', 'c', 'p', 'l')
   if state.err then
-    redis.call('DEL', KEYS[i])
-    state = {false, false, false}
+    if not peek then
+      redis.call('DEL', KEYS[i])
+    end
+    state = {false, false, false, false}
   end
   local stored, current, previous = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3]) or 0
-  if stored == index - 1 then
+  local t = now
+  if tonumber(state[4]) ~= window then
+    -- counted under another window length (or not at all): those windows do not line up with these
+    previous, current = 0, 0
+  elseif stored and stored > index then
+    -- the clock stepped back across a window boundary: keep the newer window, weighed at its start
+    index, t = stored, stored * window
+  elseif stored == index - 1 then
     previous, current = current, 0
   elseif stored ~= index then
     previous, current = 0, 0
   end
-  indexes[i], currents[i], previouses[i] = index, current, previous
-  local elapsed = now - index * window
+  indexes[i], times[i], currents[i], previouses[i] = index, t, current, previous
+  local elapsed = t - index * window
   if previous * (window - elapsed) + (current + permits) * window > limit * window then
     granted = false
   end
@@ -42,8 +51,8 @@ end
 local reply = {}
 for i = 1, #KEYS do
   local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local index, current, previous = indexes[i], currents[i], previouses[i]
-  local elapsed = now - index * window
+  local index, t, current, previous = indexes[i], times[i], currents[i], previouses[i]
+  local elapsed = t - index * window
   local admits = previous * (window - elapsed) + (current + permits) * window <= limit * window
   local retry_after = 0
   if not admits then
@@ -63,19 +72,21 @@ for i = 1, #KEYS do
   end
   if granted and not peek then
     current = current + permits
-    redis.call('HSET', KEYS[i], 'w', int(index), 'c', int(current), 'p', int(previous))
+    redis.call('HSET', KEYS[i], 'w', int(index), 'c', int(current), 'p', int(previous), 'l', int(window))
     redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
-  elseif redis.call('PTTL', KEYS[i]) == -1 then
+  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
     redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
   end
   local weighted = previous * (window - elapsed) + current * window
+  -- times were weighed from t; after a clock step back, t lies ahead of now
+  local ahead = t - now
   reply[4 * i - 3] = admits and 1 or 0
   reply[4 * i - 2] = math.max(math.floor((limit * window - weighted) / window), 0)
-  reply[4 * i - 1] = retry_after
+  reply[4 * i - 1] = admits and 0 or (retry_after + ahead)
   if current > 0 then
-    reply[4 * i] = (window - elapsed) + window
+    reply[4 * i] = (window - elapsed) + window + ahead
   elseif previous > 0 then
-    reply[4 * i] = window - elapsed
+    reply[4 * i] = window - elapsed + ahead
   else
     reply[4 * i] = 0
   end

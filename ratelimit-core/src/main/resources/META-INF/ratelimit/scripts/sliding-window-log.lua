@@ -18,13 +18,23 @@
 local counts, granted = {}, true
 for i = 1, #KEYS do
   local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local removed = redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', int(now - window))
-  if type(removed) == 'table' and removed.err then
-    -- a key of another type would fail every call: start afresh
-    redis.call('DEL', KEYS[i])
+  local count
+  if peek then
+    -- entries still within the window, without removing the others
+    count = redis.pcall('ZCOUNT', KEYS[i], '(' .. int(now - window), '+inf')
+    if type(count) == 'table' then
+      count = 0
+    end
+  else
+    local removed = redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', int(now - window))
+    if type(removed) == 'table' and removed.err then
+      -- a key of another type would fail every call: start afresh
+      redis.call('DEL', KEYS[i])
+    end
+    count = redis.call('ZCARD', KEYS[i])
   end
-  counts[i] = redis.call('ZCARD', KEYS[i])
-  if counts[i] + permits > limit then
+  counts[i] = count
+  if count + permits > limit then
     granted = false
   end
 end
@@ -49,7 +59,7 @@ for i = 1, #KEYS do
   if count > 0 then
     local newest = tonumber(redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')[2])
     reset_after = math.max(newest + window - now, 0)
-    if granted or redis.call('PTTL', KEYS[i]) == -1 then
+    if not peek and (granted or redis.call('PTTL', KEYS[i]) == -1) then
       redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(reset_after / 1000), 1))
     end
   end
@@ -57,7 +67,9 @@ for i = 1, #KEYS do
   if not admits then
     -- the call fits once the (count + permits - limit) oldest entries have left the window
     local index = count + permits - limit - 1
-    retry_after = tonumber(redis.call('ZRANGE', KEYS[i], index, index, 'WITHSCORES')[2]) + window - now
+    local blocking = redis.call('ZRANGEBYSCORE', KEYS[i], '(' .. int(now - window), '+inf', 'WITHSCORES', 'LIMIT',
+      index, 1)
+    retry_after = tonumber(blocking[2]) + window - now
   end
   reply[4 * i - 3] = admits and 1 or 0
   -- a limit lowered since the key filled can leave count above it

@@ -3,7 +3,8 @@
 -- refill (limit units per µs) stays in integers. Several limits (one key each) are checked together
 -- and charged all or nothing.
 --
--- KEYS[i]        limit i's hash: field t = tokens in units of 1/window_us, field ts = last refill (µs)
+-- KEYS[i]        limit i's hash: field t = tokens in units of 1/window_us, field ts = last refill (µs),
+--                field w = the window_us the tokens are counted in
 -- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
 -- ARGV[2]        permits this call takes (1..burst of every limit); negative to only read
 --                what a call for that many would be told, writing nothing
@@ -16,16 +17,22 @@
 
 -- now, permits, peek and int() come from prelude.lua
 
-local tokens, granted = {}, true
+local tokens, stamps, granted = {}, {}, true
 for i = 1, #KEYS do
   local limit, window, burst = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   local capacity = burst * window
-  local state = redis.pcall('HMGET', KEYS[i], 't', 'ts')
+  local state = redis.pcall('HMGET', KEYS[i], 't', 'ts', 'w')
   if state.err then
-    redis.call('DEL', KEYS[i])
-    state = {false, false}
+    if not peek then
+      redis.call('DEL', KEYS[i])
+    end
+    state = {false, false, false}
   end
-  local stored, refilled_at = tonumber(state[1]), tonumber(state[2])
+  local stored, refilled_at, counted_in = tonumber(state[1]), tonumber(state[2]), tonumber(state[3])
+  if stored and counted_in and counted_in ~= window then
+    -- tokens were counted in units of another window: the same share of a token in this one's
+    stored = math.floor(stored * window / counted_in)
+  end
   local available = capacity
   if stored and refilled_at then
     local elapsed = math.max(now - refilled_at, 0)
@@ -35,6 +42,8 @@ for i = 1, #KEYS do
     end
   end
   tokens[i] = available
+  -- a clock that stepped back must not refill the same time twice
+  stamps[i] = math.max(now, refilled_at or now)
   if available < permits * window then
     granted = false
   end
@@ -48,9 +57,9 @@ for i = 1, #KEYS do
   local admits = available >= permits * window
   if granted and not peek then
     available = available - permits * window
-    redis.call('HSET', KEYS[i], 't', int(available), 'ts', int(now))
+    redis.call('HSET', KEYS[i], 't', int(available), 'ts', int(stamps[i]), 'w', int(window))
     redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))
-  elseif redis.call('PTTL', KEYS[i]) == -1 then
+  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
     redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))
   end
   reply[4 * i - 3] = admits and 1 or 0

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -276,6 +277,12 @@ class RedisRateLimitersTests {
 				assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", limit.withBurst(5)))
 					.withMessageContaining("burst applies to the token bucket and GCRA only");
 			}
+			if (limiter.algorithm().acceptsBurst() || limiter.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) {
+				// a million per day: limit × window in µs is past 2^53, where the scripts' integers stop being exact
+				assertThatIllegalArgumentException()
+					.isThrownBy(() -> limiter.tryAcquire("k", RateLimit.of(1_000_000, Duration.ofDays(1))))
+					.withMessageContaining("must stay below 2^53");
+			}
 			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(3, Duration.ofSeconds(1)).withBurst(0))
 				.withMessage("burst must be at least 1, but was 0");
 			assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.of(0, Duration.ofSeconds(1)))
@@ -385,6 +392,56 @@ class RedisRateLimitersTests {
 		RateLimitDecision refused = limiter.tryAcquire(key, limits, 1).get(0);
 		assertThat(exhausted.retryAfter()).isEqualTo(refused.retryAfter());
 		assertThat(exhausted.resetAfter()).isEqualTo(refused.resetAfter());
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void neverGrantsMoreWhenTheClockStepsBack(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		// the start of a minute, so that the counter's windows line up
+		MutableClock clock = MutableClock.at("2026-08-08T08:08:00Z");
+		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		String key = "step-back-" + UUID.randomUUID();
+		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1));
+		clock.advance(Duration.ofSeconds(61));
+		int granted = 0;
+		for (int i = 0; i < 5; i++) {
+			granted += limiter.tryAcquire(key, limit).allowed() ? 1 : 0;
+		}
+		// an NTP step, or a failover to a replica whose clock lags, moves time back across a boundary
+		clock.advance(Duration.ofSeconds(-2));
+		granted += limiter.tryAcquire(key, limit).allowed() ? 1 : 0;
+		// four seconds after the first calls: the smooth algorithms have refilled two thirds of a permit
+		clock.advance(Duration.ofSeconds(6));
+		for (int i = 0; i < 20; i++) {
+			granted += limiter.tryAcquire(key, limit).allowed() ? 1 : 0;
+		}
+		assertThat(granted).isEqualTo(10);
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
+	void writesNothingWhenReadingAKeysState(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+		MutableClock clock = MutableClock.at("2026-09-09T09:09:09Z");
+		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		String key = "read-only-" + UUID.randomUUID();
+		List<RateLimit> limits = List.of(RateLimit.of(5, Duration.ofSeconds(10)));
+		limiter.tryAcquire(key, limits, 3);
+		clock.advance(Duration.ofSeconds(30));
+		String redisKey = limiter.redisKey(key);
+		redis.persist(redisKey);
+		Map<String, String> before = dump(redisKey);
+		limiter.inspect(key, limits);
+		assertThat(dump(redisKey)).isEqualTo(before);
+		assertThat(redis.getExpire(redisKey)).isEqualTo(-1);
+	}
+
+	private static Map<String, String> dump(String key) {
+		return switch (redis.type(key).code()) {
+			case "hash" -> redis.<String, String>opsForHash().entries(key);
+			case "zset" -> Map.of("members", String.valueOf(redis.opsForZSet().rangeWithScores(key, 0, -1)));
+			case "string" -> Map.of("value", String.valueOf(redis.opsForValue().get(key)));
+			default -> Map.of("type", redis.type(key).code());
+		};
 	}
 
 	@ParameterizedTest

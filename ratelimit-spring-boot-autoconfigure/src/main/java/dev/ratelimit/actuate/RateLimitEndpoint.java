@@ -1,5 +1,6 @@
 package dev.ratelimit.actuate;
 
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.web.servlet.CidrBlock;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitRule;
 import dev.ratelimit.web.servlet.RateLimitRuleFactory;
@@ -20,6 +22,7 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 
 /**
  * The {@code ratelimit} actuator endpoint: the rules in force; one key's state under a rule, read
@@ -93,13 +96,14 @@ public class RateLimitEndpoint {
 	 * @return the state per limit, or {@code null} (404) when no rule has that name
 	 */
 	@ReadOperation
-	public @Nullable Map<String, Object> key(@Selector String rule, @Selector String key) {
+	public @Nullable Map<String, Object> key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
 		RateLimitRule found = find(rule);
 		if (found == null) {
 			return null;
 		}
+		String value = value(found, key);
 		List<RateLimitDecision> decisions = this.interceptor.limiterFor(found.algorithm())
-			.inspect(found.budgetId(key, key), found.limits());
+			.inspect(found.budgetId(value, value), found.limits());
 		List<Map<String, Object>> limits = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
@@ -114,7 +118,7 @@ public class RateLimitEndpoint {
 		}
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("rule", found.name());
-		body.put("key", key);
+		body.put("key", value);
 		body.put("limits", limits);
 		return body;
 	}
@@ -126,18 +130,36 @@ public class RateLimitEndpoint {
 	 * @return what was reset, or {@code null} (404) when no rule has that name
 	 */
 	@DeleteOperation
-	public @Nullable Map<String, Object> reset(@Selector String rule, @Selector String key) {
+	public @Nullable Map<String, Object> reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
 		RateLimitRule found = find(rule);
 		if (found == null) {
 			return null;
 		}
-		long deleted = this.interceptor.limiterFor(found.algorithm()).reset(found.budgetId(key, key), found.limits());
+		String value = value(found, key);
+		long deleted = this.interceptor.limiterFor(found.algorithm())
+			.reset(found.budgetId(value, value), found.limits());
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("rule", found.name());
-		body.put("key", key);
+		body.put("key", value);
 		body.put("reset", true);
 		body.put("deletedEntries", deleted);
 		return body;
+	}
+
+	/**
+	 * Returns the key as the rule stores it: the rest of the path (a key may hold slashes), and for an
+	 * {@code ip} rule the address in the form the interceptor writes ({@code 2001:db8::1} becomes
+	 * {@code 2001:db8:0:0:0:0:0:1}).
+	 */
+	private static String value(RateLimitRule rule, String[] segments) {
+		String value = String.join("/", segments);
+		if (rule.keyKind().equals("ip")) {
+			InetAddress address = CidrBlock.parseAddress(value);
+			if (address != null) {
+				return address.getHostAddress();
+			}
+		}
+		return value;
 	}
 
 	private @Nullable RateLimitRule find(String name) {

@@ -39,6 +39,7 @@ public final class RateLimitMetricsAutoConfiguration {
 	static final String REDIS_AVAILABLE = "ratelimit.redis.available";
 
 	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitMeterBinder")
 	MeterBinder rateLimitMeterBinder(ObjectProvider<LocalDenialCache> denialCache,
 			ObjectProvider<CircuitBreaker> circuitBreaker) {
 		return (registry) -> {

@@ -20,9 +20,12 @@ class ConfigurationMetadataTests {
 			assertThat(in).isNotNull();
 			List<Map<String, Object>> properties = JsonPath.read(in, "$.properties");
 			assertThat(properties).extracting((property) -> property.get("name"))
-				.contains("ratelimit.enabled", "ratelimit.key-prefix", "ratelimit.default-algorithm",
-						"ratelimit.failure-mode", "ratelimit.trusted-proxies", "ratelimit.headers.enabled",
-						"ratelimit.headers.legacy", "ratelimit.rules");
+				.contains("ratelimit.enabled", "ratelimit.shadow", "ratelimit.key-prefix", "ratelimit.default-algorithm",
+						"ratelimit.failure-mode", "ratelimit.timeout", "ratelimit.circuit-breaker.failure-threshold",
+						"ratelimit.circuit-breaker.open-duration", "ratelimit.local.max-keys",
+						"ratelimit.local-cache.enabled", "ratelimit.local-cache.max-keys", "ratelimit.trusted-proxies",
+						"ratelimit.forwarded-header", "ratelimit.headers.enabled", "ratelimit.headers.legacy",
+						"ratelimit.rules");
 			assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
 				.as("description of %s", property.get("name"))
 				.isNotBlank());

@@ -1,6 +1,7 @@
 package dev.ratelimit.sample;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.ratelimit.RateLimited;
@@ -26,7 +27,7 @@ class SampleController {
 	/** Limited by the {@code partner} rule: per API key. */
 	@GetMapping("/api/partner/quote")
 	Map<String, String> quote(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
-		return Map.of("quote", "Limits are budgets, not walls.", "apiKey", (apiKey != null) ? apiKey : "(none)");
+		return ordered("quote", "Limits are budgets, not walls.", "apiKey", (apiKey != null) ? apiKey : "(none)");
 	}
 
 	/** Limited by the {@code search} rule: 2 per second and 10 per minute, all or nothing. */
@@ -45,13 +46,21 @@ class SampleController {
 	@GetMapping("/reports")
 	@RateLimited(limit = 2, window = "30s", name = "reports")
 	Map<String, String> reports() {
-		return Map.of("report", "monthly", "status", "generated");
+		return ordered("report", "monthly", "status", "generated");
 	}
 
 	/** Limited by the rule named like the algorithm in the path. */
 	@GetMapping("/algorithms/{algorithm}")
 	Map<String, String> algorithm(@PathVariable String algorithm) {
-		return Map.of("algorithm", algorithm, "servedAt", Instant.now().toString());
+		return ordered("algorithm", algorithm, "servedAt", Instant.now().toString());
+	}
+
+	/** A two-entry map that keeps its order, so that the JSON reads the same on every run. */
+	private static Map<String, String> ordered(String key1, String value1, String key2, String value2) {
+		Map<String, String> map = new LinkedHashMap<>();
+		map.put(key1, value1);
+		map.put(key2, value2);
+		return map;
 	}
 
 }

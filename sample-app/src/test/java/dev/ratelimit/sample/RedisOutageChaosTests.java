@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -105,6 +106,13 @@ class RedisOutageChaosTests {
 			report(Duration.ofNanos(restarted - outageStarted), backInForce);
 
 			assertThat(load).as("load threads that never returned").noneMatch(Thread::isAlive);
+			// nor is any of the server's request threads still inside the limiter
+			await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces()
+				.entrySet()
+				.stream()
+				.filter((thread) -> thread.getKey().getName().contains("-exec-"))
+				.noneMatch((thread) -> Arrays.stream(thread.getValue())
+					.anyMatch((frame) -> frame.getClassName().startsWith("dev.ratelimit."))));
 			assertThat(this.samples).as("5xx answers").noneMatch((sample) -> sample.status >= 500);
 			assertThat(this.samples).as("failed requests").noneMatch((sample) -> sample.status < 0);
 			assertThat(count("outage", 200)).as("requests served during the outage").isGreaterThan(50);

@@ -126,20 +126,23 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 		String clientAddress = this.addresses.resolve(request);
 		List<AppliedLimit> applied = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			String keyValue = (rule.keyResolver() == this.addresses) ? clientAddress
-					: rule.keyResolver().resolveKey(request);
-			String budgetId = rule.budgetId(keyValue, clientAddress);
 			long started = System.nanoTime();
+			String budgetId;
 			List<RateLimitDecision> decisions;
 			try {
+				// a key resolver is application code: whatever it throws follows the failure mode too
+				String keyValue = (rule.keyResolver() == this.addresses) ? clientAddress
+						: rule.keyResolver().resolveKey(request);
+				budgetId = rule.budgetId(keyValue, clientAddress);
 				decisions = this.limiters.get(rule.algorithm()).tryAcquire(budgetId, rule.limits(), rule.cost());
 			}
 			catch (RuntimeException ex) {
-				this.observer.onDecision(rule, Outcome.ERROR, System.nanoTime() - started);
+				observe(rule, Outcome.ERROR, System.nanoTime() - started);
 				if (!(ex instanceof RateLimiterUnavailableException)) {
 					logUnexpected(ex);
 				}
-				if (this.failureMode == FailureMode.FAIL_CLOSED) {
+				// a rule in shadow mode never refuses, not even with 503
+				if (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow()) {
 					this.responses.writeHeaders(response, applied);
 					this.responses.writeUnavailable(request, response);
 					return false;
@@ -156,14 +159,14 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 				}
 			}
 			if (violated.isEmpty()) {
-				this.observer.onDecision(rule, Outcome.ALLOWED, nanos);
+				observe(rule, Outcome.ALLOWED, nanos);
 			}
 			else if (rule.shadow()) {
-				this.observer.onDecision(rule, Outcome.SHADOW_REJECTED, nanos);
+				observe(rule, Outcome.SHADOW_REJECTED, nanos);
 				this.shadowLogs.computeIfAbsent(rule.name(), (name) -> new ShadowLog()).record(rule, budgetId);
 			}
 			else {
-				this.observer.onDecision(rule, Outcome.REJECTED, nanos);
+				observe(rule, Outcome.REJECTED, nanos);
 				if (logger.isDebugEnabled()) {
 					logger.debug("Rejected " + request.getMethod() + " " + request.getRequestURI() + " by rule '"
 							+ rule.name() + "' for key " + RedisKeys.fingerprint(budgetId));
@@ -259,6 +262,16 @@ public class RateLimitInterceptor implements HandlerInterceptor {
 					"no RateLimiter bean implements it; the limiters need a RedisConnectionFactory "
 							+ "(add spring-boot-starter-data-redis and set spring.data.redis.*) or declare a "
 							+ "RateLimiter bean for this algorithm");
+		}
+	}
+
+	private void observe(RateLimitRule rule, Outcome outcome, long nanos) {
+		try {
+			this.observer.onDecision(rule, outcome, nanos);
+		}
+		catch (RuntimeException ex) {
+			// metrics must never fail a request
+			logUnexpected(ex);
 		}
 	}
 

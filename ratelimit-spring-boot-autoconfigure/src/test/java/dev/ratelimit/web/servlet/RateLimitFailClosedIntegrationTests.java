@@ -19,7 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = RateLimitTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.failure-mode=fail-closed", "ratelimit.rules.api.paths=/api/**",
-				"ratelimit.rules.api.limit=1", "ratelimit.rules.api.window=1m" })
+				"ratelimit.rules.api.limit=1", "ratelimit.rules.api.window=1m", "ratelimit.rules.shadowed.paths=/shadowed",
+				"ratelimit.rules.shadowed.limit=1", "ratelimit.rules.shadowed.window=1m",
+				"ratelimit.rules.shadowed.shadow=true" })
 class RateLimitFailClosedIntegrationTests {
 
 	@LocalServerPort
@@ -38,6 +40,8 @@ class RateLimitFailClosedIntegrationTests {
 		assertThat((Integer) JsonPath.read(response.body(), "$.status")).isEqualTo(503);
 		assertThat((String) JsonPath.read(response.body(), "$.detail")).contains("fail-closed");
 		assertThat(get(this.port, "/open").statusCode()).isEqualTo(200);
+		// a rule in shadow mode refuses nothing, not even when Redis cannot decide
+		assertThat(get(this.port, "/shadowed").statusCode()).isEqualTo(200);
 	}
 
 }

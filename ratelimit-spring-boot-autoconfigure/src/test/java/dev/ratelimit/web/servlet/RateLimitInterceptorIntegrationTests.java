@@ -37,7 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.rules.wide.window=1m", "ratelimit.rules.narrow.paths=/multi/narrow",
 				"ratelimit.rules.narrow.limit=1", "ratelimit.rules.narrow.window=1m",
 				"ratelimit.rules.costly.paths=/costly", "ratelimit.rules.costly.limit=5",
-				"ratelimit.rules.costly.window=1m", "ratelimit.rules.costly.cost=2" })
+				"ratelimit.rules.costly.window=1m", "ratelimit.rules.costly.cost=2",
+				"ratelimit.rules.exploding.paths=/exploding", "ratelimit.rules.exploding.limit=1",
+				"ratelimit.rules.exploding.window=1m", "ratelimit.rules.exploding.key=bean:explodingResolver" })
 class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 
 	@Autowired
@@ -106,6 +108,13 @@ class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 			}
 		}
 		return calls;
+	}
+
+	@Test
+	void letsAFailingKeyResolverFollowTheFailureModeInsteadOfFailingTheRequest() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(get(this.port, "/exploding").statusCode()).isEqualTo(200);
+		}
 	}
 
 	@Test

@@ -85,6 +85,13 @@ class RateLimitTestApplication {
 	}
 
 	@Bean
+	RateLimitKeyResolver explodingResolver() {
+		return (request) -> {
+			throw new IllegalStateException("a resolver with a bug");
+		};
+	}
+
+	@Bean
 	Filter userFilter() {
 		return (request, response, chain) -> {
 			String user = ((HttpServletRequest) request).getHeader("X-User");
@@ -119,7 +126,7 @@ class RateLimitTestApplication {
 		}
 
 		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/sliding", "/multi/narrow", "/costly", "/search",
-				"/both", "/bucket", "/shadowed" })
+				"/both", "/bucket", "/shadowed", "/exploding" })
 		String plain() {
 			return "ok";
 		}
