@@ -27,7 +27,7 @@ final class Chart {
 
 	private static final int LEFT = 100;
 
-	private static final int RIGHT = 30;
+	private static final int RIGHT = 90;
 
 	private static final int TOP = 70;
 
@@ -62,7 +62,7 @@ final class Chart {
 		g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 20));
 		g.drawString("Decisions per second, allowed path, 10,000 keys (median; whiskers: min–max)", LEFT, 32);
 		g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-		g.drawString("Physical limit: the same script over a raw pipelined connection, 1 / 8 / 64 commands in flight",
+		g.drawString("Physical limit: the same script over one raw connection with 1 / 8 / 64 commands kept in flight",
 				LEFT, 54);
 		// grid and y axis
 		for (double value = 0; value <= top + step / 2; value += step) {
@@ -105,13 +105,17 @@ final class Chart {
 		}
 		// legend
 		g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
-		String[] names = { "1 thread / in flight", "8", "64" };
-		int lx = WIDTH - RIGHT - 420;
+		String[] names = { "1 thread (or in flight)", "8", "64" };
+		int lx = WIDTH - RIGHT;
+		for (String name : names) {
+			lx -= 22 + g.getFontMetrics().stringWidth(name) + 18;
+		}
 		for (int i = 0; i < names.length; i++) {
 			g.setColor(COLORS[i]);
-			g.fillRect(lx + i * 140, 44, 16, 16);
+			g.fillRect(lx, 44, 16, 16);
 			g.setColor(Color.BLACK);
-			g.drawString(names[i], lx + i * 140 + 22, 57);
+			g.drawString(names[i], lx + 22, 57);
+			lx += 22 + g.getFontMetrics().stringWidth(names[i]) + 18;
 		}
 		g.dispose();
 		ImageIO.write(image, "png", file.toFile());

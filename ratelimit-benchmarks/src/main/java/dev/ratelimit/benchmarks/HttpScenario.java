@@ -87,8 +87,12 @@ final class HttpScenario {
 			Measurements.log("HTTP warm-up against port " + port);
 			load(port, WARM_UP_NANOS);
 			List<Map<String, Object>> rounds = new ArrayList<>();
+			List<long[]> allNoRule = new ArrayList<>();
+			List<long[]> allRule = new ArrayList<>();
 			for (int r = 0; r < ROUNDS; r++) {
 				long[][] latencies = load(port, ROUND_NANOS);
+				allNoRule.add(latencies[0]);
+				allRule.add(latencies[1]);
 				Map<String, Object> round = Measurements.row("noRuleP50", percentile(latencies[0], 0.50),
 						"noRuleP99", percentile(latencies[0], 0.99), "ruleP50", percentile(latencies[1], 0.50),
 						"ruleP99", percentile(latencies[1], 0.99), "requests", latencies[0].length + latencies[1].length,
@@ -96,7 +100,12 @@ final class HttpScenario {
 				Measurements.log("HTTP round " + round);
 				rounds.add(round);
 			}
-			return Measurements.row("connections", CONNECTIONS, "ratePerSecond", RATE, "roundSeconds",
+			long[] noRule = concat(allNoRule);
+			long[] rule = concat(allRule);
+			Map<String, Object> pooled = Measurements.row("noRuleP50", percentile(noRule, 0.50), "noRuleP99",
+					percentile(noRule, 0.99), "ruleP50", percentile(rule, 0.50), "ruleP99", percentile(rule, 0.99),
+					"noRuleRequests", noRule.length, "ruleRequests", rule.length);
+			return Measurements.row("pooled", pooled, "connections", CONNECTIONS, "ratePerSecond", RATE, "roundSeconds",
 					TimeUnit.NANOSECONDS.toSeconds(ROUND_NANOS), "warmUpSeconds", TimeUnit.NANOSECONDS.toSeconds(WARM_UP_NANOS),
 					"noRulePath", NO_RULE, "rulePath", RULE, "rounds", rounds);
 		}
@@ -184,6 +193,16 @@ final class HttpScenario {
 			merged[kind] = all.toArray();
 		}
 		return merged;
+	}
+
+	private static long[] concat(List<long[]> parts) {
+		LatencyLog all = new LatencyLog();
+		for (long[] part : parts) {
+			for (long value : part) {
+				all.add(value);
+			}
+		}
+		return all.toArray();
 	}
 
 	private static double percentile(long[] micros, double p) {
