@@ -283,9 +283,9 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * One named rule.
+	 * One named rule; its limit, window and burst are the short form for a single limit.
 	 */
-	public static class Rule {
+	public static class Rule extends Limit {
 
 		/**
 		 * Spring path patterns the rule applies to, such as /api/**.
@@ -296,21 +296,6 @@ public class RateLimitProperties {
 		 * HTTP methods the rule applies to; all methods when empty.
 		 */
 		private List<String> methods = new ArrayList<>();
-
-		/**
-		 * Permits per window.
-		 */
-		private @Nullable Long limit;
-
-		/**
-		 * Length of the window.
-		 */
-		private @Nullable Duration window;
-
-		/**
-		 * For token-bucket and gcra, how many permits may be taken at once; the limit when not set.
-		 */
-		private @Nullable Long burst;
 
 		/**
 		 * Several limits charged all or nothing, instead of limit, window and burst.
@@ -351,30 +336,6 @@ public class RateLimitProperties {
 
 		public void setMethods(List<String> methods) {
 			this.methods = methods;
-		}
-
-		public @Nullable Long getLimit() {
-			return this.limit;
-		}
-
-		public void setLimit(@Nullable Long limit) {
-			this.limit = limit;
-		}
-
-		public @Nullable Duration getWindow() {
-			return this.window;
-		}
-
-		public void setWindow(@Nullable Duration window) {
-			this.window = window;
-		}
-
-		public @Nullable Long getBurst() {
-			return this.burst;
-		}
-
-		public void setBurst(@Nullable Long burst) {
-			this.burst = burst;
 		}
 
 		public List<Limit> getLimits() {
@@ -420,7 +381,7 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * One limit of a rule with several.
+	 * One limit of a rule.
 	 */
 	public static class Limit {
 
