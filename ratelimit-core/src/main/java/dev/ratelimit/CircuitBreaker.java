@@ -109,7 +109,10 @@ public final class CircuitBreaker {
 	 * Reports a call that succeeded: the breaker closes.
 	 */
 	public void onSuccess() {
-		this.failures.set(0);
+		// read before writing: every decision reports here, and a shared write per call costs all cores
+		if (this.failures.get() != 0) {
+			this.failures.set(0);
+		}
 		if (this.state != State.CLOSED) {
 			synchronized (this) {
 				if (this.state != State.CLOSED) {
