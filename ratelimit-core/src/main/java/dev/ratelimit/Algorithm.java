@@ -1,5 +1,10 @@
 package dev.ratelimit;
 
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * The rate-limiting algorithms on offer.
  */
@@ -42,6 +47,65 @@ public enum Algorithm {
 	 */
 	public boolean acceptsBurst() {
 		return this == TOKEN_BUCKET || this == GCRA;
+	}
+
+	/**
+	 * Returns the algorithm's name as properties and messages write it, such as
+	 * {@code sliding-window-log}.
+	 * @return the name
+	 */
+	public String id() {
+		return Names.kebab(this);
+	}
+
+	/**
+	 * Checks that a call of {@code permits} under {@code limits} is one this algorithm can decide: at
+	 * least one limit, no nulls, distinct windows, a burst only where the algorithm takes one, figures
+	 * its scripts compute exactly, and from 1 permit to the smallest limit (or burst).
+	 * @param limits the limits
+	 * @param permits the permits of one call
+	 * @throws InvalidRateLimitException naming the argument at fault
+	 */
+	public void check(List<RateLimit> limits, long permits) {
+		if (limits == null || limits.isEmpty()) {
+			throw new InvalidRateLimitException("limits", -1, "must hold at least one limit");
+		}
+		Set<Duration> windows = new HashSet<>();
+		for (int i = 0; i < limits.size(); i++) {
+			RateLimit limit = limits.get(i);
+			if (limit == null) {
+				throw new InvalidRateLimitException("limit", i, "must not be null");
+			}
+			if (limit.burst() != limit.limit() && !acceptsBurst()) {
+				throw new InvalidRateLimitException("burst", i, "applies to the token bucket and GCRA only; " + id()
+						+ " takes a limit whose burst is its limit, but burst was " + limit.burst());
+			}
+			if (!windows.add(limit.window())) {
+				throw new InvalidRateLimitException("limits", i, "must have distinct windows: each limit needs a window "
+						+ "of its own, but " + limit.windowLabel() + " appears twice");
+			}
+			if (exceedsExactRange(limit)) {
+				throw new InvalidRateLimitException("limit", i, "(or burst) × window in µs must stay below 2^53 for "
+						+ "exact arithmetic, but " + Math.max(limit.limit(), limit.burst()) + " per " + limit.windowLabel()
+						+ " exceeds it; use a shorter window with a proportional limit, or the fixed window or the "
+						+ "sliding log, which do not multiply them");
+			}
+			if (permits > limit.burst()) {
+				throw new InvalidRateLimitException("permits", -1, "must not exceed the "
+						+ (acceptsBurst() ? "burst" : "limit") + " of " + limit.burst() + ", but was " + permits);
+			}
+		}
+		if (permits < 1) {
+			throw new InvalidRateLimitException("permits", -1, "must be at least 1, but was " + permits);
+		}
+	}
+
+	private boolean exceedsExactRange(RateLimit limit) {
+		if (this != SLIDING_WINDOW_COUNTER && !acceptsBurst()) {
+			return false;
+		}
+		long windowMicros = limit.windowMicros();
+		return windowMicros > RateLimit.MAX_LIMIT / limit.limit() || windowMicros > RateLimit.MAX_LIMIT / limit.burst();
 	}
 
 }

@@ -15,6 +15,14 @@ public enum FailureMode {
 	 * Each instance enforces the limits in its own memory ({@link LocalRateLimiter}) until Redis is back,
 	 * so that an outage does not remove all protection.
 	 */
-	LOCAL
+	LOCAL;
+
+	/**
+	 * Returns the mode's name as properties and messages write it, such as {@code fail-open}.
+	 * @return the name
+	 */
+	public String id() {
+		return Names.kebab(this);
+	}
 
 }

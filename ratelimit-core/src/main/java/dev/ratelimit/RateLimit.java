@@ -27,10 +27,10 @@ public record RateLimit(long limit, Duration window, long burst) {
 		checkRange("limit", limit);
 		checkRange("burst", burst);
 		if (window == null) {
-			throw new IllegalArgumentException("window must not be null");
+			throw new InvalidRateLimitException("window", -1, "must not be null");
 		}
 		if (window.compareTo(MIN_WINDOW) < 0) {
-			throw new IllegalArgumentException("window must be at least 1ms, but was " + window);
+			throw new InvalidRateLimitException("window", -1, "must be at least 1ms, but was " + label(window));
 		}
 	}
 
@@ -99,12 +99,28 @@ public record RateLimit(long limit, Duration window, long burst) {
 		return millis + "ms";
 	}
 
+	/**
+	 * Returns the window in whole seconds, rounded up, as the {@code w} of rate-limit headers.
+	 * @return the seconds, at least 1
+	 */
+	public long windowSeconds() {
+		return Durations.secondsRoundedUp(this.window);
+	}
+
+	/**
+	 * Returns the window in microseconds, the unit of the Redis scripts.
+	 * @return the microseconds
+	 */
+	public long windowMicros() {
+		return Durations.micros(this.window);
+	}
+
 	private static void checkRange(String name, long value) {
 		if (value < 1) {
-			throw new IllegalArgumentException(name + " must be at least 1, but was " + value);
+			throw new InvalidRateLimitException(name, -1, "must be at least 1, but was " + value);
 		}
 		if (value > MAX_LIMIT) {
-			throw new IllegalArgumentException(name + " must be at most 2^53 (" + MAX_LIMIT + "), but was " + value);
+			throw new InvalidRateLimitException(name, -1, "must be at most 2^53 (" + MAX_LIMIT + "), but was " + value);
 		}
 	}
 

@@ -34,6 +34,22 @@ public record RateLimitDecision(boolean allowed, long limit, long remaining, Dur
 	}
 
 	/**
+	 * Returns {@link #retryAfter()} in whole seconds, rounded up, as {@code Retry-After} gives it.
+	 * @return the seconds, zero when allowed
+	 */
+	public long retryAfterSeconds() {
+		return Durations.secondsRoundedUp(this.retryAfter);
+	}
+
+	/**
+	 * Returns {@link #resetAfter()} in whole seconds, rounded up, as the {@code t} of rate-limit headers.
+	 * @return the seconds
+	 */
+	public long resetAfterSeconds() {
+		return Durations.secondsRoundedUp(this.resetAfter);
+	}
+
+	/**
 	 * Returns a decision that granted the permits.
 	 * @param limit the limit that was applied
 	 * @param remaining permits left

@@ -2,7 +2,6 @@ package dev.ratelimit.redis;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,23 +9,21 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
 
 /**
  * Fixed-window rate limiter: a key's window opens with its first permit and lasts the window length;
  * up to the limit is granted within it. State per key is one small hash,
  * {@code <prefix>:fixed:<id>}, that expires when its window ends.
  */
-public class FixedWindowRateLimiter extends AbstractRedisRateLimiter {
-
-	private static final RedisScript<List> SCRIPT = loadScript("fixed-window");
+public final class FixedWindowRateLimiter extends AlgorithmRateLimiter {
 
 	/**
 	 * Creates a limiter with keys {@code rate:fixed:<id>} and the Redis server's time.
 	 * @param redisTemplate the template to run the script with
 	 */
 	public FixedWindowRateLimiter(StringRedisTemplate redisTemplate) {
-		this(redisTemplate, DEFAULT_KEY_PREFIX, null);
+		this(redisTemplate, RedisRateLimiter.DEFAULT_KEY_PREFIX, null);
 	}
 
 	/**
@@ -36,15 +33,16 @@ public class FixedWindowRateLimiter extends AbstractRedisRateLimiter {
 	 * @param clock the time source, or {@code null} to use the Redis server's {@code TIME}
 	 */
 	public FixedWindowRateLimiter(StringRedisTemplate redisTemplate, String keyPrefix, @Nullable Clock clock) {
-		this(RedisRateLimiterSettings.of(redisTemplate, keyPrefix, clock));
+		this(RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, redisTemplate).keyPrefix(keyPrefix).clock(clock).build());
 	}
 
 	/**
-	 * Creates a limiter with settings of its own: a runner with a timeout, a circuit breaker, a fallback.
-	 * @param settings how to reach Redis and what to do when it cannot decide
+	 * Creates a limiter from one built with {@link RedisRateLimiter#builder} for this algorithm, with a
+	 * runner, circuit breaker, fallback or denial cache of its own.
+	 * @param limiter the limiter, built for {@link Algorithm#FIXED_WINDOW}
 	 */
-	public FixedWindowRateLimiter(RedisRateLimiterSettings settings) {
-		super(SCRIPT, settings);
+	public FixedWindowRateLimiter(RedisRateLimiter limiter) {
+		super(Algorithm.FIXED_WINDOW, limiter);
 	}
 
 	/**
@@ -56,20 +54,11 @@ public class FixedWindowRateLimiter extends AbstractRedisRateLimiter {
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
 	public boolean isAllowed(String clientId, int limit, int windowSeconds) {
+		Assert.notNull(clientId, "clientId must not be null");
 		if (windowSeconds < 1) {
 			throw new IllegalArgumentException("windowSeconds must be at least 1, but was " + windowSeconds);
 		}
-		return tryAcquire(requireClientId(clientId), RateLimit.of(limit, Duration.ofSeconds(windowSeconds))).allowed();
-	}
-
-	@Override
-	protected String keyKind() {
-		return "fixed";
-	}
-
-	@Override
-	public Algorithm algorithm() {
-		return Algorithm.FIXED_WINDOW;
+		return tryAcquire(clientId, RateLimit.of(limit, Duration.ofSeconds(windowSeconds))).allowed();
 	}
 
 }

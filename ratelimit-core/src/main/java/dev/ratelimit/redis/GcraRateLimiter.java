@@ -1,14 +1,12 @@
 package dev.ratelimit.redis;
 
 import java.time.Clock;
-import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * GCRA rate limiter (generic cell rate algorithm): one stored time per key,
@@ -16,16 +14,14 @@ import org.springframework.data.redis.core.script.RedisScript;
  * bucket of {@link dev.ratelimit.RateLimit#burst()} permits refilled with the limit evenly over the
  * window, with exact {@code retryAfter} and {@code resetAfter}.
  */
-public class GcraRateLimiter extends AbstractRedisRateLimiter {
-
-	private static final RedisScript<List> SCRIPT = loadScript("gcra");
+public final class GcraRateLimiter extends AlgorithmRateLimiter {
 
 	/**
 	 * Creates a limiter with keys {@code rate:gcra:<id>} and the Redis server's time.
 	 * @param redisTemplate the template to run the script with
 	 */
 	public GcraRateLimiter(StringRedisTemplate redisTemplate) {
-		this(redisTemplate, DEFAULT_KEY_PREFIX, null);
+		this(redisTemplate, RedisRateLimiter.DEFAULT_KEY_PREFIX, null);
 	}
 
 	/**
@@ -35,25 +31,16 @@ public class GcraRateLimiter extends AbstractRedisRateLimiter {
 	 * @param clock the time source, or {@code null} to use the Redis server's {@code TIME}
 	 */
 	public GcraRateLimiter(StringRedisTemplate redisTemplate, String keyPrefix, @Nullable Clock clock) {
-		this(RedisRateLimiterSettings.of(redisTemplate, keyPrefix, clock));
+		this(RedisRateLimiter.builder(Algorithm.GCRA, redisTemplate).keyPrefix(keyPrefix).clock(clock).build());
 	}
 
 	/**
-	 * Creates a limiter with settings of its own: a runner with a timeout, a circuit breaker, a fallback.
-	 * @param settings how to reach Redis and what to do when it cannot decide
+	 * Creates a limiter from one built with {@link RedisRateLimiter#builder} for this algorithm, with a
+	 * runner, circuit breaker, fallback or denial cache of its own.
+	 * @param limiter the limiter, built for {@link Algorithm#GCRA}
 	 */
-	public GcraRateLimiter(RedisRateLimiterSettings settings) {
-		super(SCRIPT, settings);
-	}
-
-	@Override
-	protected String keyKind() {
-		return "gcra";
-	}
-
-	@Override
-	public Algorithm algorithm() {
-		return Algorithm.GCRA;
+	public GcraRateLimiter(RedisRateLimiter limiter) {
+		super(Algorithm.GCRA, limiter);
 	}
 
 }

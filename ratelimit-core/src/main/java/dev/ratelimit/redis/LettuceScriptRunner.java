@@ -18,20 +18,23 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
 
 /**
  * Runs scripts through Lettuce's asynchronous API and never waits longer than a timeout of its own,
  * whatever the client's command timeout and whether Redis is down, refusing connections or silently
- * not answering. The connection is opened in the background: no caller ever waits for a connect
- * beyond the timeout. Standalone, Sentinel and Cluster connections alike.
+ * not answering. The connection is opened in the background when the application context starts it
+ * (a {@link SmartLifecycle}), or else on the first call: no caller ever waits for a connect beyond the
+ * timeout. Standalone, Sentinel and Cluster connections alike.
  */
-public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseable {
+public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecycle, AutoCloseable {
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -41,19 +44,41 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
 	private volatile @Nullable CompletableFuture<Connected> connection;
 
+	private volatile boolean running;
+
 	/**
-	 * Creates a runner and starts connecting in the background.
+	 * Creates a runner; it connects when started, or on its first call.
 	 * @param connectionFactory the application's Lettuce connection factory
 	 * @param timeout how long a script may take, connecting included; positive
 	 */
 	public LettuceScriptRunner(LettuceConnectionFactory connectionFactory, Duration timeout) {
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			throw new IllegalArgumentException("timeout must be positive, but was " + timeout);
-		}
+		Assert.isTrue(timeout != null && !timeout.isNegative() && !timeout.isZero(), () -> "timeout must be positive, but was " + timeout);
 		this.connectionFactory = connectionFactory;
 		this.timeout = timeout;
 		this.timeoutNanos = timeout.toNanos();
+	}
+
+	/**
+	 * Starts connecting in the background, so that the first decisions need not wait for it.
+	 */
+	@Override
+	public void start() {
+		this.running = true;
 		connect();
+	}
+
+	/**
+	 * Closes the connection.
+	 */
+	@Override
+	public void stop() {
+		this.running = false;
+		close();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
 	}
 
 	@Override

@@ -3,11 +3,17 @@ package dev.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.regex.Pattern;
 
+import dev.ratelimit.RateLimit;
+
 /**
- * Builds Redis keys from caller-chosen ids so that any id maps to its own bounded, inert key.
+ * Every key format of a Redis limiter, in one place: the Redis keys a script touches, the keys of the
+ * local denial cache and the keys handed to the local fallback. Caller-chosen ids map to their own
+ * bounded, inert key segment.
  */
 public final class RedisKeys {
 
@@ -16,7 +22,70 @@ public final class RedisKeys {
 
 	private static final Pattern VERBATIM = Pattern.compile("[A-Za-z0-9._:@/+=-]{1," + MAX_VERBATIM_LENGTH + "}");
 
-	private RedisKeys() {
+	private final String prefix;
+
+	private final String kind;
+
+	/**
+	 * Creates the keys of one limiter.
+	 * @param prefix the first segment of every key, such as {@code rate}
+	 * @param kind the algorithm's segment, such as {@code fixed}
+	 */
+	RedisKeys(String prefix, String kind) {
+		this.prefix = checkPrefix(prefix);
+		this.kind = kind;
+	}
+
+	/**
+	 * Returns the Redis key of {@code id} under one limit: {@code <prefix>:<kind>:<segment>}, the seed's
+	 * format.
+	 */
+	String single(String id) {
+		return this.prefix + ":" + this.kind + ":" + segment(id);
+	}
+
+	/**
+	 * Returns the Redis keys of {@code id} under {@code limits}: the seed's key for one limit; for several,
+	 * {@code <prefix>:<kind>:{<segment>}:<window>}, sharing a hash tag so that one script call stays on
+	 * one Cluster slot.
+	 */
+	List<String> forLimits(String id, List<RateLimit> limits) {
+		if (limits.size() == 1) {
+			return List.of(single(id));
+		}
+		String tagged = this.prefix + ":" + this.kind + ":{" + segment(id) + "}:";
+		List<String> keys = new ArrayList<>(limits.size());
+		for (RateLimit limit : limits) {
+			keys.add(tagged + limit.windowLabel());
+		}
+		return keys;
+	}
+
+	/**
+	 * Returns the local denial cache's key of {@code id} under {@code limits}: it starts with
+	 * {@link #denialPrefix(String)} and names every limit.
+	 */
+	String denial(String id, List<RateLimit> limits) {
+		StringBuilder builder = new StringBuilder(denialPrefix(id));
+		for (RateLimit limit : limits) {
+			builder.append(limit.limit()).append('/').append(limit.window().toNanos()).append('/')
+				.append(limit.burst()).append('\u0000');
+		}
+		return builder.toString();
+	}
+
+	/**
+	 * Returns what the denial cache keys of {@code id} under any limits start with.
+	 */
+	String denialPrefix(String id) {
+		return this.prefix + ":" + this.kind + "\u0000" + id + "\u0000";
+	}
+
+	/**
+	 * Returns the key under which the local fallback decides for {@code id}, apart from other algorithms.
+	 */
+	String fallback(String id) {
+		return this.kind + ":" + id;
 	}
 
 	/**

@@ -2,7 +2,6 @@ package dev.ratelimit.redis;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,23 +9,21 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
 
 /**
  * Sliding-window-log rate limiter: every permit is recorded with its time in a sorted set,
  * {@code <prefix>:sliding:<id>}, and a call is granted while fewer than the limit lie within the last
  * window. Exact at every instant; memory per key grows with the limit.
  */
-public class SlidingWindowRateLimiter extends AbstractRedisRateLimiter {
-
-	private static final RedisScript<List> SCRIPT = loadScript("sliding-window-log");
+public final class SlidingWindowRateLimiter extends AlgorithmRateLimiter {
 
 	/**
 	 * Creates a limiter with keys {@code rate:sliding:<id>} and the Redis server's time.
 	 * @param redisTemplate the template to run the script with
 	 */
 	public SlidingWindowRateLimiter(StringRedisTemplate redisTemplate) {
-		this(redisTemplate, DEFAULT_KEY_PREFIX, null);
+		this(redisTemplate, RedisRateLimiter.DEFAULT_KEY_PREFIX, null);
 	}
 
 	/**
@@ -36,15 +33,16 @@ public class SlidingWindowRateLimiter extends AbstractRedisRateLimiter {
 	 * @param clock the time source, or {@code null} to use the Redis server's {@code TIME}
 	 */
 	public SlidingWindowRateLimiter(StringRedisTemplate redisTemplate, String keyPrefix, @Nullable Clock clock) {
-		this(RedisRateLimiterSettings.of(redisTemplate, keyPrefix, clock));
+		this(RedisRateLimiter.builder(Algorithm.SLIDING_WINDOW_LOG, redisTemplate).keyPrefix(keyPrefix).clock(clock).build());
 	}
 
 	/**
-	 * Creates a limiter with settings of its own: a runner with a timeout, a circuit breaker, a fallback.
-	 * @param settings how to reach Redis and what to do when it cannot decide
+	 * Creates a limiter from one built with {@link RedisRateLimiter#builder} for this algorithm, with a
+	 * runner, circuit breaker, fallback or denial cache of its own.
+	 * @param limiter the limiter, built for {@link Algorithm#SLIDING_WINDOW_LOG}
 	 */
-	public SlidingWindowRateLimiter(RedisRateLimiterSettings settings) {
-		super(SCRIPT, settings);
+	public SlidingWindowRateLimiter(RedisRateLimiter limiter) {
+		super(Algorithm.SLIDING_WINDOW_LOG, limiter);
 	}
 
 	/**
@@ -56,20 +54,11 @@ public class SlidingWindowRateLimiter extends AbstractRedisRateLimiter {
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
 	public boolean isAllowed(String clientId, int limit, int windowMs) {
+		Assert.notNull(clientId, "clientId must not be null");
 		if (windowMs < 1) {
 			throw new IllegalArgumentException("windowMs must be at least 1, but was " + windowMs);
 		}
-		return tryAcquire(requireClientId(clientId), RateLimit.of(limit, Duration.ofMillis(windowMs))).allowed();
-	}
-
-	@Override
-	protected String keyKind() {
-		return "sliding";
-	}
-
-	@Override
-	public Algorithm algorithm() {
-		return Algorithm.SLIDING_WINDOW_LOG;
+		return tryAcquire(clientId, RateLimit.of(limit, Duration.ofMillis(windowMs))).allowed();
 	}
 
 }

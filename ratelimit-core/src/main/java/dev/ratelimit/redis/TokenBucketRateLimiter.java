@@ -1,30 +1,26 @@
 package dev.ratelimit.redis;
 
 import java.time.Clock;
-import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Token-bucket rate limiter: a bucket of {@link dev.ratelimit.RateLimit#burst()} tokens (the limit by
  * default) refilled with the limit evenly over the window, one token per permit. State per key is one
  * small hash, {@code <prefix>:token-bucket:<id>}, that expires when the bucket is full again.
  */
-public class TokenBucketRateLimiter extends AbstractRedisRateLimiter {
-
-	private static final RedisScript<List> SCRIPT = loadScript("token-bucket");
+public final class TokenBucketRateLimiter extends AlgorithmRateLimiter {
 
 	/**
 	 * Creates a limiter with keys {@code rate:token-bucket:<id>} and the Redis server's time.
 	 * @param redisTemplate the template to run the script with
 	 */
 	public TokenBucketRateLimiter(StringRedisTemplate redisTemplate) {
-		this(redisTemplate, DEFAULT_KEY_PREFIX, null);
+		this(redisTemplate, RedisRateLimiter.DEFAULT_KEY_PREFIX, null);
 	}
 
 	/**
@@ -34,25 +30,16 @@ public class TokenBucketRateLimiter extends AbstractRedisRateLimiter {
 	 * @param clock the time source, or {@code null} to use the Redis server's {@code TIME}
 	 */
 	public TokenBucketRateLimiter(StringRedisTemplate redisTemplate, String keyPrefix, @Nullable Clock clock) {
-		this(RedisRateLimiterSettings.of(redisTemplate, keyPrefix, clock));
+		this(RedisRateLimiter.builder(Algorithm.TOKEN_BUCKET, redisTemplate).keyPrefix(keyPrefix).clock(clock).build());
 	}
 
 	/**
-	 * Creates a limiter with settings of its own: a runner with a timeout, a circuit breaker, a fallback.
-	 * @param settings how to reach Redis and what to do when it cannot decide
+	 * Creates a limiter from one built with {@link RedisRateLimiter#builder} for this algorithm, with a
+	 * runner, circuit breaker, fallback or denial cache of its own.
+	 * @param limiter the limiter, built for {@link Algorithm#TOKEN_BUCKET}
 	 */
-	public TokenBucketRateLimiter(RedisRateLimiterSettings settings) {
-		super(SCRIPT, settings);
-	}
-
-	@Override
-	protected String keyKind() {
-		return "token-bucket";
-	}
-
-	@Override
-	public Algorithm algorithm() {
-		return Algorithm.TOKEN_BUCKET;
+	public TokenBucketRateLimiter(RedisRateLimiter limiter) {
+		super(Algorithm.TOKEN_BUCKET, limiter);
 	}
 
 }

@@ -3,12 +3,15 @@ package dev.ratelimit.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
@@ -33,10 +36,12 @@ class KeyHygieneTests {
 
 	@Test
 	void leavesEveryKeyWithATtlAndABoundedInertNameAfterAnyMixOfTraffic() {
-		RedisRateLimiterSettings settings = RedisRateLimiterSettings.of(this.redis, this.prefix, this.clock);
-		List<AbstractRedisRateLimiter> limiters = List.of(new FixedWindowRateLimiter(settings),
-				new SlidingWindowRateLimiter(settings), new SlidingWindowCounterRateLimiter(settings),
-				new TokenBucketRateLimiter(settings), new GcraRateLimiter(settings));
+		List<RateLimiter> limiters = Stream.of(Algorithm.values())
+			.map((algorithm) -> (RateLimiter) RedisRateLimiter.builder(algorithm, this.redis)
+				.keyPrefix(this.prefix)
+				.clock(this.clock)
+				.build())
+			.toList();
 		List<String> ids = new ArrayList<>(List.of("plain", "a:b:c", "{tag}", "}{", "*", "?[x]", "line\nbreak",
 				"nul\u0000byte", "tab\tand\rreturn", "ünïcødé ✓", "~fake", "x".repeat(1 << 20)));
 		Random random = new Random(7);
@@ -47,7 +52,7 @@ class KeyHygieneTests {
 				List.of(RateLimit.of(5, Duration.ofMillis(1500)), RateLimit.of(20, Duration.ofMinutes(1))),
 				List.of(RateLimit.of(2, Duration.ofHours(1))));
 		for (int i = 0; i < 3_000; i++) {
-			AbstractRedisRateLimiter limiter = limiters.get(random.nextInt(limiters.size()));
+			RateLimiter limiter = limiters.get(random.nextInt(limiters.size()));
 			List<RateLimit> limits = limitSets.get(random.nextInt(limitSets.size()));
 			String id = ids.get(random.nextInt(ids.size()));
 			long permits = 1 + random.nextInt(2);

@@ -12,6 +12,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimit;
@@ -158,9 +159,11 @@ class LettuceScriptRunnerTests {
 
 	private static FixedWindowRateLimiter limiter(RedisScriptRunner runner, CircuitBreaker breaker,
 			LocalRateLimiter fallback) {
-		return new FixedWindowRateLimiter(
-				new RedisRateLimiterSettings(runner, "runner-" + UUID.randomUUID().toString().substring(0, 8), null,
-						breaker, fallback, null));
+		return new FixedWindowRateLimiter(RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, runner)
+			.keyPrefix("runner-" + UUID.randomUUID().toString().substring(0, 8))
+			.circuitBreaker(breaker)
+			.fallback(fallback)
+			.build());
 	}
 
 

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.MutableClock;
@@ -125,8 +126,11 @@ class LocalDenialCacheTests {
 			this.redisCalls.incrementAndGet();
 			return redis.run(script, keys, args);
 		};
-		return new FixedWindowRateLimiter(
-				new RedisRateLimiterSettings(counted, "denials", this.clock, null, null, this.cache));
+		return new FixedWindowRateLimiter(RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, counted)
+			.keyPrefix("denials")
+			.clock(this.clock)
+			.denialCache(this.cache)
+			.build());
 	}
 
 	private static long nanos(Instant instant) {

@@ -37,7 +37,7 @@ class RedisMemoryTests {
 	@CsvSource({ "fixed-window, 10", "fixed-window, 1000", "sliding-window-counter, 10",
 			"sliding-window-counter, 1000", "token-bucket, 10", "token-bucket, 1000", "gcra, 10", "gcra, 1000" })
 	void keepsConstantMemoryPerKeyWhateverTheLimit(String algorithm, int limit) {
-		AbstractRedisRateLimiter limiter = limiter(algorithm);
+		AlgorithmRateLimiter limiter = limiter(algorithm);
 		String id = "memory-" + UUID.randomUUID();
 		spend(limiter, id, limit);
 		long bytes = memoryUsage(limiter.redisKey(id));
@@ -57,7 +57,7 @@ class RedisMemoryTests {
 		assertThat(bytes).isGreaterThan(limit * 20L);
 	}
 
-	private AbstractRedisRateLimiter limiter(String algorithm) {
+	private AlgorithmRateLimiter limiter(String algorithm) {
 		return switch (algorithm) {
 			case "fixed-window" -> new FixedWindowRateLimiter(this.redis, "rate", this.clock);
 			case "sliding-window-counter" -> new SlidingWindowCounterRateLimiter(this.redis, "rate", this.clock);
@@ -67,7 +67,7 @@ class RedisMemoryTests {
 		};
 	}
 
-	private static void spend(AbstractRedisRateLimiter limiter, String id, int limit) {
+	private static void spend(AlgorithmRateLimiter limiter, String id, int limit) {
 		RateLimit rateLimit = RateLimit.of(limit, Duration.ofMinutes(1));
 		for (int i = 0; i < limit; i++) {
 			assertThat(limiter.tryAcquire(id, rateLimit).allowed()).isTrue();

@@ -81,15 +81,15 @@ class RedisRateLimitersTests {
 						(template, clock) -> new SlidingWindowCounterRateLimiter(template, PREFIX, clock)));
 	}
 
-	private static Arguments limiter(String name, BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	private static Arguments limiter(String name, BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		return Arguments.of(Named.of(name, factory));
 	}
 
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void allowsExactlyTheLimitToFiftyThreadsReleasedTogether(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) throws Exception {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) throws Exception {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1));
 		for (int round = 0; round < 20; round++) {
 			assertThat(allowedCount(limiter, "burst-" + UUID.randomUUID(), limit)).as("round %d", round)
@@ -100,9 +100,9 @@ class RedisRateLimitersTests {
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void allowsExactlyTheLimitWhenEveryCallCarriesTheSameTimestamp(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) throws Exception {
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) throws Exception {
 		Clock frozen = Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), java.time.ZoneOffset.UTC);
-		AbstractRedisRateLimiter limiter = factory.apply(redis, frozen);
+		AlgorithmRateLimiter limiter = factory.apply(redis, frozen);
 		for (int round = 0; round < 20; round++) {
 			assertThat(allowedCount(limiter, "same-instant-" + UUID.randomUUID(), RateLimit.of(10, Duration.ofSeconds(1))))
 				.as("round %d", round)
@@ -113,8 +113,8 @@ class RedisRateLimitersTests {
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void givesEveryKeyItWritesATtlAndRepairsAKeyFoundWithout(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		String key = "ttl-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(2, Duration.ofSeconds(30));
 		String redisKey = limiter.redisKey(key);
@@ -130,7 +130,7 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void readsTheTimeFromTheRedisServerByDefault(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void readsTheTimeFromTheRedisServerByDefault(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		String key = "time-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(1, Duration.ofHours(1));
 		// the slow log records every command with its arguments: the script must be sent no time of ours
@@ -165,7 +165,7 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void sendsTheTimeOfAGivenClock(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void sendsTheTimeOfAGivenClock(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		String key = "clock-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(1, Duration.ofHours(1));
 		// an instance whose clock is a day behind takes the only permit for what it thinks is its hour
@@ -179,8 +179,8 @@ class RedisRateLimitersTests {
 	@ParameterizedTest
 	@MethodSource("windowLimiters")
 	void rejectsWithNoRemainingWhenTheKeyWasFilledUnderALargerLimit(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		String key = "lowered-" + UUID.randomUUID();
 		for (int i = 0; i < 50; i++) {
 			limiter.tryAcquire(key, RateLimit.of(100, Duration.ofMinutes(1)));
@@ -194,8 +194,8 @@ class RedisRateLimitersTests {
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void replacesAKeyOfAnotherTypeSuchAsTheSeedsCounter(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		String key = "seed-" + UUID.randomUUID();
 		redis.opsForValue().set(limiter.redisKey(key), "5");
 		RateLimitDecision decision = limiter.tryAcquire(key, RateLimit.of(3, Duration.ofMinutes(1)));
@@ -207,8 +207,8 @@ class RedisRateLimitersTests {
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void givesRejectionsAPositiveRetryAfterWithinTheWindow(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		String key = "retry-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(3, Duration.ofSeconds(10));
 		List<Long> remaining = new ArrayList<>();
@@ -228,8 +228,8 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void givesAnyClientIdItsOwnBoundedKey(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+	void givesAnyClientIdItsOwnBoundedKey(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		String unique = UUID.randomUUID().toString();
 		List<String> ids = List.of("with space " + unique, "{brace}" + unique, "*" + unique, "line\nbreak" + unique,
 				"ünïcødé ✓ " + unique, "x".repeat(10_000) + unique, "y".repeat(10_000) + unique, "",
@@ -251,7 +251,7 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void rejectsBadArgumentsBeforeCallingRedis(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void rejectsBadArgumentsBeforeCallingRedis(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		// a template whose Redis is unreachable: an argument checked after a Redis call would surface as a
 		// connection error instead
 		LettuceConnectionFactory unreachable = new LettuceConnectionFactory(
@@ -259,7 +259,7 @@ class RedisRateLimitersTests {
 		unreachable.afterPropertiesSet();
 		StringRedisTemplate template = new StringRedisTemplate(unreachable);
 		try {
-			AbstractRedisRateLimiter limiter = factory.apply(template, null);
+			AlgorithmRateLimiter limiter = factory.apply(template, null);
 			RateLimit limit = RateLimit.of(3, Duration.ofSeconds(1));
 			assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire(null, limit))
 				.withMessageContaining("key");
@@ -304,10 +304,10 @@ class RedisRateLimitersTests {
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void grantsTheRejectedCallExactlyAtItsRetryAfter(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		// an odd instant and window, so that nothing lines up with a whole second by chance
 		MutableClock clock = MutableClock.at("2026-05-05T10:11:12.345678Z");
-		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		AlgorithmRateLimiter limiter = factory.apply(redis, clock);
 		String key = "exact-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(3, Duration.ofMillis(1_001));
 		for (int round = 0; round < 5; round++) {
@@ -326,9 +326,9 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void chargesSeveralLimitsAllOrNothing(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void chargesSeveralLimitsAllOrNothing(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		MutableClock clock = MutableClock.at("2026-01-01T00:00:00Z");
-		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		AlgorithmRateLimiter limiter = factory.apply(redis, clock);
 		String key = "multi-" + UUID.randomUUID();
 		List<RateLimit> limits = List.of(RateLimit.of(10, Duration.ofSeconds(1)), RateLimit.of(15, Duration.ofMinutes(1)));
 		for (int i = 0; i < 10; i++) {
@@ -358,8 +358,8 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void refusesLimitsItCannotCombine(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+	void refusesLimitsItCannotCombine(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> limiter.tryAcquire("k",
 					List.of(RateLimit.of(1, Duration.ofSeconds(1)), RateLimit.of(5, Duration.ofSeconds(1))), 1))
@@ -370,9 +370,9 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void readsAKeysStateWithoutTakingAnything(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void readsAKeysStateWithoutTakingAnything(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		MutableClock clock = MutableClock.at("2026-06-06T06:06:06Z");
-		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		AlgorithmRateLimiter limiter = factory.apply(redis, clock);
 		String key = "inspect-" + UUID.randomUUID();
 		List<RateLimit> limits = List.of(RateLimit.of(5, Duration.ofSeconds(10)));
 		RateLimitDecision fresh = limiter.inspect(key, limits).get(0);
@@ -396,10 +396,10 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void neverGrantsMoreWhenTheClockStepsBack(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void neverGrantsMoreWhenTheClockStepsBack(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		// the start of a minute, so that the counter's windows line up
 		MutableClock clock = MutableClock.at("2026-08-08T08:08:00Z");
-		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		AlgorithmRateLimiter limiter = factory.apply(redis, clock);
 		String key = "step-back-" + UUID.randomUUID();
 		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1));
 		clock.advance(Duration.ofSeconds(61));
@@ -420,9 +420,9 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void writesNothingWhenReadingAKeysState(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void writesNothingWhenReadingAKeysState(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		MutableClock clock = MutableClock.at("2026-09-09T09:09:09Z");
-		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		AlgorithmRateLimiter limiter = factory.apply(redis, clock);
 		String key = "read-only-" + UUID.randomUUID();
 		List<RateLimit> limits = List.of(RateLimit.of(5, Duration.ofSeconds(10)));
 		limiter.tryAcquire(key, limits, 3);
@@ -446,8 +446,8 @@ class RedisRateLimitersTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void putsAKeyBackToFullOnReset(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+	void putsAKeyBackToFullOnReset(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		String key = "reset-" + UUID.randomUUID();
 		List<RateLimit> limits = List.of(RateLimit.of(2, Duration.ofMinutes(1)), RateLimit.of(3, Duration.ofHours(1)));
 		limiter.tryAcquire(key, limits, 2);
@@ -462,7 +462,7 @@ class RedisRateLimitersTests {
 		return ((List<?>) slowlogEntry.get(3)).stream().map(String::valueOf).toList();
 	}
 
-	private static long allowedCount(AbstractRedisRateLimiter limiter, String key, RateLimit limit) throws Exception {
+	private static long allowedCount(AlgorithmRateLimiter limiter, String key, RateLimit limit) throws Exception {
 		CountDownLatch ready = new CountDownLatch(THREADS);
 		CountDownLatch start = new CountDownLatch(1);
 		List<Future<Boolean>> results = new ArrayList<>();

@@ -34,16 +34,16 @@ class TokenBucketAndGcraTests {
 
 	static Stream<Arguments> limiters() {
 		return Stream.of(
-				Arguments.of(Named.<BiFunction<StringRedisTemplate, MutableClock, AbstractRedisRateLimiter>>of(
+				Arguments.of(Named.<BiFunction<StringRedisTemplate, MutableClock, AlgorithmRateLimiter>>of(
 						"token bucket", (template, clock) -> new TokenBucketRateLimiter(template, "rate", clock))),
-				Arguments.of(Named.<BiFunction<StringRedisTemplate, MutableClock, AbstractRedisRateLimiter>>of("gcra",
+				Arguments.of(Named.<BiFunction<StringRedisTemplate, MutableClock, AlgorithmRateLimiter>>of("gcra",
 						(template, clock) -> new GcraRateLimiter(template, "rate", clock))));
 	}
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void grantsTheBurstThenRefuses(BiFunction<StringRedisTemplate, MutableClock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, this.clock);
+	void grantsTheBurstThenRefuses(BiFunction<StringRedisTemplate, MutableClock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, this.clock);
 		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1)).withBurst(4);
 		for (long remaining = 3; remaining >= 0; remaining--) {
 			RateLimitDecision decision = limiter.tryAcquire(this.key, limit);
@@ -59,8 +59,8 @@ class TokenBucketAndGcraTests {
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void returnsOnePermitExactlyEveryWindowOverLimit(
-			BiFunction<StringRedisTemplate, MutableClock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, this.clock);
+			BiFunction<StringRedisTemplate, MutableClock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, this.clock);
 		// 3 per second: one permit every 333,333.3 µs, granted at the first whole µs after it
 		RateLimit limit = RateLimit.of(3, Duration.ofSeconds(1));
 		for (int i = 0; i < 3; i++) {
@@ -79,8 +79,8 @@ class TokenBucketAndGcraTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void refillsNoFurtherThanTheBurst(BiFunction<StringRedisTemplate, MutableClock, AbstractRedisRateLimiter> factory) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, this.clock);
+	void refillsNoFurtherThanTheBurst(BiFunction<StringRedisTemplate, MutableClock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, this.clock);
 		RateLimit limit = RateLimit.of(2, Duration.ofSeconds(1)).withBurst(3);
 		assertThat(limiter.tryAcquire(this.key, limit).remaining()).isEqualTo(2);
 		this.clock.advance(Duration.ofHours(5));

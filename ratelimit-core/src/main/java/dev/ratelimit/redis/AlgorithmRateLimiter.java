@@ -1,0 +1,53 @@
+package dev.ratelimit.redis;
+
+import java.util.List;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiter;
+
+import org.springframework.util.Assert;
+
+/**
+ * A {@link RedisRateLimiter} of one algorithm under a type of its own, so that applications can
+ * inject each algorithm's limiter by type. Holds no logic: every call goes to the limiter it wraps.
+ */
+public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits FixedWindowRateLimiter,
+		SlidingWindowRateLimiter, SlidingWindowCounterRateLimiter, TokenBucketRateLimiter, GcraRateLimiter {
+
+	private final RedisRateLimiter limiter;
+
+	AlgorithmRateLimiter(Algorithm algorithm, RedisRateLimiter limiter) {
+		Assert.notNull(limiter, "limiter must not be null");
+		Assert.isTrue(limiter.algorithm() == algorithm, () -> "limiter must be built for " + algorithm.id()
+				+ ", but was built for " + limiter.algorithm().id());
+		this.limiter = limiter;
+	}
+
+	@Override
+	public final List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
+		return this.limiter.tryAcquire(key, limits, permits);
+	}
+
+	@Override
+	public final List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
+		return this.limiter.inspect(key, limits);
+	}
+
+	@Override
+	public final long reset(String key, List<RateLimit> limits) {
+		return this.limiter.reset(key, limits);
+	}
+
+	@Override
+	public final Algorithm algorithm() {
+		return this.limiter.algorithm();
+	}
+
+	String redisKey(String id) {
+		return this.limiter.redisKey(id);
+	}
+
+
+}

@@ -1,0 +1,326 @@
+package dev.ratelimit.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterUnavailableException;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.Assert;
+
+/**
+ * The Redis rate limiter of every algorithm: checks the arguments, builds the keys, and runs the
+ * algorithm's Lua script in one {@code EVALSHA} round trip. Time comes from the Redis server unless a
+ * {@link Clock} is given. Optionally a circuit breaker keeps calls away from a failing Redis, a local
+ * denial cache refuses keys Redis refused without calling it again, and a fallback decides while
+ * Redis cannot; without a fallback such a call fails with {@link RateLimiterUnavailableException}.
+ * Build one with {@link #builder(Algorithm, RedisScriptRunner)}.
+ */
+public final class RedisRateLimiter implements RateLimiter {
+
+	/** The key prefix of the seed's keys, {@code rate:<algorithm>:<id>}. */
+	public static final String DEFAULT_KEY_PREFIX = "rate";
+
+	private final Algorithm algorithm;
+
+	private final RedisScripts scripts;
+
+	private final RedisKeys keys;
+
+	private final RedisScriptRunner runner;
+
+	private final @Nullable Clock clock;
+
+	private final @Nullable CircuitBreaker circuitBreaker;
+
+	private final @Nullable RateLimiter fallback;
+
+	private final @Nullable LocalDenialCache denialCache;
+
+	private RedisRateLimiter(Builder builder) {
+		this.algorithm = builder.algorithm;
+		this.scripts = RedisScripts.of(builder.algorithm);
+		this.keys = new RedisKeys(builder.keyPrefix, this.scripts.keySegment());
+		this.runner = builder.runner;
+		this.clock = builder.clock;
+		this.circuitBreaker = builder.circuitBreaker;
+		this.fallback = builder.fallback;
+		this.denialCache = builder.denialCache;
+	}
+
+	/**
+	 * Starts a limiter that runs its scripts through {@code runner}.
+	 * @param algorithm the algorithm
+	 * @param runner runs the scripts, such as a {@link LettuceScriptRunner}
+	 * @return the builder
+	 */
+	public static Builder builder(Algorithm algorithm, RedisScriptRunner runner) {
+		return new Builder(algorithm, runner);
+	}
+
+	/**
+	 * Starts a limiter that runs its scripts through a template, waiting as long as its client does.
+	 * @param algorithm the algorithm
+	 * @param redisTemplate the template
+	 * @return the builder
+	 */
+	public static Builder builder(Algorithm algorithm, StringRedisTemplate redisTemplate) {
+		return new Builder(algorithm, RedisScriptRunner.of(redisTemplate));
+	}
+
+	@Override
+	public List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
+		Assert.notNull(key, "key must not be null");
+		this.algorithm.check(limits, permits);
+		LocalDenialCache denials = this.denialCache;
+		String denialKey = null;
+		long sentAt = 0;
+		if (denials != null) {
+			denialKey = this.keys.denial(key, limits);
+			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
+			if (cached != null) {
+				return cached;
+			}
+			sentAt = denials.now();
+		}
+		CircuitBreaker breaker = this.circuitBreaker;
+		if (breaker != null && !breaker.tryAcquirePermission()) {
+			return unavailable(key, limits, permits, null);
+		}
+		List<RateLimitDecision> decisions;
+		try {
+			decisions = run(key, limits, permits);
+		}
+		catch (RuntimeException ex) {
+			if (breaker != null) {
+				breaker.onFailure(ex);
+			}
+			return unavailable(key, limits, permits, ex);
+		}
+		catch (Error ex) {
+			// the breaker hears of every call it let through, or a probe would never report back
+			if (breaker != null) {
+				breaker.onFailure(ex);
+			}
+			throw ex;
+		}
+		if (breaker != null) {
+			breaker.onSuccess();
+		}
+		if (denials != null) {
+			denials.remember(denialKey, permits, sentAt, decisions);
+		}
+		return decisions;
+	}
+
+	/**
+	 * Returns the state of {@code key} under {@code limits} without taking anything: the permits
+	 * {@code remaining} now, whether a call for one would be {@code allowed} and else its
+	 * {@code retryAfter}, and {@code resetAfter}. Bypasses the denial cache and the fallback; fails when
+	 * Redis cannot answer.
+	 * @param key whose state to read
+	 * @param limits the limits
+	 * @return one decision per limit, for a call of one permit
+	 * @throws IllegalArgumentException when an argument is invalid
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
+		Assert.notNull(key, "key must not be null");
+		this.algorithm.check(limits, 1);
+		try {
+			// negative permits: the script tells what a call for one would be told, and writes nothing
+			return run(key, limits, -1);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
+		}
+	}
+
+	/**
+	 * Deletes the state of {@code key} under {@code limits}, so that it is back to full at once, and
+	 * forgets the rejections this instance remembers for it. Other instances may refuse it from their
+	 * own memory until the retry time they were given.
+	 * @param key whose state to delete
+	 * @param limits the limits
+	 * @return how many Redis keys were deleted
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public long reset(String key, List<RateLimit> limits) {
+		Assert.notNull(key, "key must not be null");
+		this.algorithm.check(limits, 1);
+		if (this.denialCache != null) {
+			this.denialCache.forget(this.keys.denialPrefix(key));
+		}
+		try {
+			return number(this.runner.run(RedisScripts.RESET, this.keys.forLimits(key, limits), List.of()), 0);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
+		}
+	}
+
+	@Override
+	public Algorithm algorithm() {
+		return this.algorithm;
+	}
+
+	/**
+	 * Returns the Redis key that holds the state of {@code id} under a single limit.
+	 */
+	String redisKey(String id) {
+		return this.keys.single(id);
+	}
+
+	private List<RateLimitDecision> run(String key, List<RateLimit> limits, long permits) {
+		List<?> reply = this.runner.run(this.scripts.script(), this.keys.forLimits(key, limits), args(limits, permits));
+		return decisions(reply, limits);
+	}
+
+	private List<String> args(List<RateLimit> limits, long permits) {
+		List<String> args = new ArrayList<>(2 + 3 * limits.size());
+		args.add((this.clock != null) ? Long.toString(micros(this.clock.instant())) : "");
+		args.add(Long.toString(permits));
+		for (RateLimit limit : limits) {
+			args.add(Long.toString(limit.limit()));
+			args.add(Long.toString(limit.windowMicros()));
+			args.add(Long.toString(limit.burst()));
+		}
+		return args;
+	}
+
+	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,
+			@Nullable RuntimeException cause) {
+		if (this.fallback != null) {
+			return this.fallback.tryAcquire(this.keys.fallback(key), limits, permits);
+		}
+		throw new RateLimiterUnavailableException((cause != null) ? "Redis could not decide: " + cause
+				: "Redis is not called while its circuit breaker is open", cause);
+	}
+
+	private static List<RateLimitDecision> decisions(@Nullable List<?> reply, List<RateLimit> limits) {
+		if (reply == null || reply.size() != 4 * limits.size()) {
+			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
+		}
+		List<RateLimitDecision> decisions = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			long limit = limits.get(i).limit();
+			boolean admits = number(reply, 4 * i) == 1;
+			long remaining = number(reply, 4 * i + 1);
+			Duration retryAfter = Duration.ofNanos(number(reply, 4 * i + 2) * 1000);
+			Duration resetAfter = Duration.ofNanos(number(reply, 4 * i + 3) * 1000);
+			decisions.add(admits ? RateLimitDecision.allowed(limit, remaining, resetAfter)
+					: RateLimitDecision.rejected(limit, remaining, retryAfter, resetAfter));
+		}
+		return decisions;
+	}
+
+	private static long number(List<?> reply, int index) {
+		return ((Number) reply.get(index)).longValue();
+	}
+
+	private static long micros(Instant instant) {
+		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
+	}
+
+	/**
+	 * Builds a {@link RedisRateLimiter}; every part but the algorithm and the runner is optional.
+	 */
+	public static final class Builder {
+
+		private final Algorithm algorithm;
+
+		private final RedisScriptRunner runner;
+
+		private String keyPrefix = DEFAULT_KEY_PREFIX;
+
+		private @Nullable Clock clock;
+
+		private @Nullable CircuitBreaker circuitBreaker;
+
+		private @Nullable RateLimiter fallback;
+
+		private @Nullable LocalDenialCache denialCache;
+
+		private Builder(Algorithm algorithm, RedisScriptRunner runner) {
+			Assert.notNull(algorithm, "algorithm must not be null");
+			Assert.notNull(runner, "runner must not be null");
+			this.algorithm = algorithm;
+			this.runner = runner;
+		}
+
+		/**
+		 * Sets the first segment of every key, {@code rate} by default.
+		 * @param keyPrefix 1 to 128 letters, digits or {@code . _ : @ / + = -}
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
+			return this;
+		}
+
+		/**
+		 * Sets the time source; by default, and with {@code null}, the Redis server's {@code TIME}.
+		 * @param clock the clock, or {@code null}
+		 * @return this builder
+		 */
+		public Builder clock(@Nullable Clock clock) {
+			this.clock = clock;
+			return this;
+		}
+
+		/**
+		 * Sets a circuit breaker that keeps calls away from a failing Redis for a while.
+		 * @param circuitBreaker the breaker, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder circuitBreaker(@Nullable CircuitBreaker circuitBreaker) {
+			this.circuitBreaker = circuitBreaker;
+			return this;
+		}
+
+		/**
+		 * Sets the limiter that decides while Redis cannot, such as a
+		 * {@link dev.ratelimit.LocalRateLimiter}; without one such calls fail with
+		 * {@link RateLimiterUnavailableException}.
+		 * @param fallback the fallback, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder fallback(@Nullable RateLimiter fallback) {
+			this.fallback = fallback;
+			return this;
+		}
+
+		/**
+		 * Sets a cache that refuses keys Redis refused, without a call, until they could be granted.
+		 * @param denialCache the cache, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder denialCache(@Nullable LocalDenialCache denialCache) {
+			this.denialCache = denialCache;
+			return this;
+		}
+
+		/**
+		 * Builds the limiter.
+		 * @return the limiter
+		 */
+		public RedisRateLimiter build() {
+			return new RedisRateLimiter(this);
+		}
+
+	}
+
+}
