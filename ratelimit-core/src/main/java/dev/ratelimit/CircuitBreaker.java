@@ -27,7 +27,15 @@ public final class CircuitBreaker {
 		OPEN,
 
 		/** One probe call is under way; others are refused. */
-		HALF_OPEN
+		HALF_OPEN;
+
+		/**
+		 * Returns the state's name as the actuator endpoint shows it, such as {@code half-open}.
+		 * @return the name
+		 */
+		public String id() {
+			return Names.kebab(this);
+		}
 
 	}
 

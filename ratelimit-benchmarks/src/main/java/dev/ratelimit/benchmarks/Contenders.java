@@ -31,9 +31,8 @@ import org.redisson.config.Config;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.redis.AbstractRedisRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
-import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.redis.RedisScriptRunner;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -118,9 +117,11 @@ public final class Contenders {
 			calls.increment();
 			return lettuce.run(script, k, args);
 		} : lettuce;
-		RedisRateLimiterSettings settings = new RedisRateLimiterSettings(runner, "bench", null,
-				new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)), null, denialCache);
-		AbstractRedisRateLimiter limiter = OurContender.limiter(name, settings);
+		RedisRateLimiter limiter = OurContender.limiter(name, runner)
+			.keyPrefix("bench")
+			.circuitBreaker(new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)))
+			.denialCache(denialCache)
+			.build();
 		return new OurContender(name, limiter, redis, keys, limit, () -> {
 			lettuce.close();
 			factory.destroy();

@@ -15,11 +15,12 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
-import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.redis.RedisScriptRunner;
 
 /**
@@ -48,9 +49,11 @@ public class LimiterOverheadBenchmarks {
 		List<Long> reply = List.of(1L, 999_999L, 0L, Duration.ofHours(1).toNanos() / 1000);
 		RedisScriptRunner runner = (script, keys, args) -> reply;
 		boolean starter = this.configuration.equals("starter");
-		this.limiter = new FixedWindowRateLimiter(new RedisRateLimiterSettings(runner, "bench", null,
-				starter ? new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)) : null, null,
-				starter ? new LocalDenialCache(10_000) : null));
+		this.limiter = new FixedWindowRateLimiter(RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, runner)
+			.keyPrefix("bench")
+			.circuitBreaker(starter ? new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)) : null)
+			.denialCache(starter ? new LocalDenialCache(10_000) : null)
+			.build());
 	}
 
 	/**

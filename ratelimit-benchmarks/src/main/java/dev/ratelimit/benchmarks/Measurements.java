@@ -27,9 +27,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.benchmarks.BenchmarkRedis.ServerCounters;
-import dev.ratelimit.redis.AbstractRedisRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
-import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisRateLimiter;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -322,12 +321,13 @@ public final class Measurements {
 		try (LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofSeconds(2))) {
 			// time stands still while a budget is spent, so that nothing refills meanwhile
 			Clock clock = Clock.fixed(Instant.now(), ZoneOffset.UTC);
-			RedisRateLimiterSettings settings = new RedisRateLimiterSettings(runner, "memory", clock, null, null, null);
 			for (String algorithm : List.of("fixed-window", "sliding-window-counter", "token-bucket", "gcra",
 					"sliding-window-log")) {
 				boolean log = algorithm.equals("sliding-window-log");
 				for (int limit : log ? new int[] { 10, 1000 } : new int[] { 10, 1000, 1_000_000 }) {
-					AbstractRedisRateLimiter limiter = OurContender.limiter(algorithm, settings);
+					RedisRateLimiter limiter = OurContender.limiter(algorithm, runner).keyPrefix("memory")
+						.clock(clock)
+						.build();
 					String id = "memory-" + limit;
 					RateLimit rateLimit = RateLimit.of(limit, Duration.ofMinutes(1));
 					if (log) {

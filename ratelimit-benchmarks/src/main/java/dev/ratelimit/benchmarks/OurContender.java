@@ -6,16 +6,11 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.redis.AbstractRedisRateLimiter;
-import dev.ratelimit.redis.FixedWindowRateLimiter;
-import dev.ratelimit.redis.GcraRateLimiter;
-import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.redis.RedisScriptRunner;
-import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
-import dev.ratelimit.redis.SlidingWindowRateLimiter;
-import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 /**
  * One of our limiters under test; pre-fills its keys with its own script, pipelined over a raw
@@ -27,7 +22,7 @@ public final class OurContender implements Contender {
 
 	private final String algorithm;
 
-	private final AbstractRedisRateLimiter limiter;
+	private final RedisRateLimiter limiter;
 
 	private final BenchmarkRedis redis;
 
@@ -39,7 +34,7 @@ public final class OurContender implements Contender {
 
 	private final LongAdder errors = new LongAdder();
 
-	OurContender(String algorithm, AbstractRedisRateLimiter limiter, BenchmarkRedis redis, String[] keys,
+	OurContender(String algorithm, RedisRateLimiter limiter, BenchmarkRedis redis, String[] keys,
 			RateLimit limit, Runnable close) {
 		this.algorithm = algorithm;
 		this.limiter = limiter;
@@ -53,7 +48,7 @@ public final class OurContender implements Contender {
 	 * Returns the limiter.
 	 * @return the limiter
 	 */
-	public AbstractRedisRateLimiter limiter() {
+	public RedisRateLimiter limiter() {
 		return this.limiter;
 	}
 
@@ -125,18 +120,16 @@ public final class OurContender implements Contender {
 	/**
 	 * Creates one of our limiters.
 	 * @param algorithm the algorithm, one of {@link Contenders#OURS}
-	 * @param settings its settings
-	 * @return the limiter
+	 * @param runner runs its scripts
+	 * @return the limiter's builder, to finish with the parts a measurement needs
 	 */
-	static AbstractRedisRateLimiter limiter(String algorithm, RedisRateLimiterSettings settings) {
-		return switch (algorithm) {
-			case "fixed-window" -> new FixedWindowRateLimiter(settings);
-			case "sliding-window-log" -> new SlidingWindowRateLimiter(settings);
-			case "sliding-window-counter" -> new SlidingWindowCounterRateLimiter(settings);
-			case "token-bucket" -> new TokenBucketRateLimiter(settings);
-			case "gcra" -> new GcraRateLimiter(settings);
-			default -> throw new IllegalArgumentException("Unknown algorithm " + algorithm);
-		};
+	static RedisRateLimiter.Builder limiter(String algorithm, RedisScriptRunner runner) {
+		for (Algorithm candidate : Algorithm.values()) {
+			if (candidate.id().equals(algorithm)) {
+				return RedisRateLimiter.builder(candidate, runner);
+			}
+		}
+		throw new IllegalArgumentException("Unknown algorithm " + algorithm);
 	}
 
 	/**
@@ -154,7 +147,8 @@ public final class OurContender implements Contender {
 				sent.set(new SentScript(script.getScriptAsString(), List.copyOf(args)));
 				return List.of(1L, limit.limit() - 1, 0L, limit.window().toNanos() / 1000);
 			};
-			limiter(algorithm, new RedisRateLimiterSettings(capturing, "capture", null, null, null, null))
+			limiter(algorithm, capturing).keyPrefix("capture")
+				.build()
 				.tryAcquire("capture", limit);
 			return sent.get();
 		}

@@ -45,7 +45,13 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 		return this.limiter.algorithm();
 	}
 
-	String redisKey(String id) {
+	/**
+	 * Returns the Redis key that holds the state of {@code id} under a single limit.
+	 * @param id the caller's key
+	 * @return the Redis key
+	 * @see RedisRateLimiter#redisKey(String)
+	 */
+	public final String redisKey(String id) {
 		return this.limiter.redisKey(id);
 	}
 

@@ -59,12 +59,30 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	}
 
 	/**
-	 * Starts connecting in the background, so that the first decisions need not wait for it.
+	 * Starts connecting in the background and waits for it no longer than the timeout, so that the first
+	 * decisions find the connection open, and a Redis that is down delays the start by no more than that.
 	 */
 	@Override
 	public void start() {
 		this.running = true;
-		connect();
+		try {
+			connect().get(this.timeoutNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// decisions meet the failure mode until it connects; each call retries a failed connect
+		}
+	}
+
+	/**
+	 * Returns the phase of the start: after the connection factory, before the web server takes requests.
+	 * @return the phase
+	 */
+	@Override
+	public int getPhase() {
+		return SmartLifecycle.DEFAULT_PHASE - 2048;
 	}
 
 	/**

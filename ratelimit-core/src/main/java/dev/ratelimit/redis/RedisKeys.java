@@ -8,6 +8,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 
 /**
@@ -82,10 +83,14 @@ public final class RedisKeys {
 	}
 
 	/**
-	 * Returns the key under which the local fallback decides for {@code id}, apart from other algorithms.
+	 * Returns the key under which an in-memory limiter decides for {@code id} under an algorithm while
+	 * Redis cannot: the same key whether a limiter's fallback or the web layer's failure mode decides.
+	 * @param algorithm the algorithm
+	 * @param id the caller's key
+	 * @return the key
 	 */
-	String fallback(String id) {
-		return this.kind + ":" + id;
+	public static String fallback(Algorithm algorithm, String id) {
+		return RedisScripts.of(algorithm).keySegment() + ":" + id;
 	}
 
 	/**

@@ -178,9 +178,13 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * Returns the Redis key that holds the state of {@code id} under a single limit.
+	 * Returns the Redis key that holds the state of {@code id} under a single limit, for operators
+	 * looking for it: {@code <prefix>:<algorithm>:<id>}, the id as {@link RedisKeys#segment(String)}
+	 * renders it. Under several limits each has {@code <prefix>:<algorithm>:{<id>}:<window>}.
+	 * @param id the caller's key
+	 * @return the Redis key
 	 */
-	String redisKey(String id) {
+	public String redisKey(String id) {
 		return this.keys.single(id);
 	}
 
@@ -204,7 +208,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,
 			@Nullable RuntimeException cause) {
 		if (this.fallback != null) {
-			return this.fallback.tryAcquire(this.keys.fallback(key), limits, permits);
+			return this.fallback.tryAcquire(RedisKeys.fallback(this.algorithm, key), limits, permits);
 		}
 		throw new RateLimiterUnavailableException((cause != null) ? "Redis could not decide: " + cause
 				: "Redis is not called while its circuit breaker is open", cause);

@@ -1,11 +1,8 @@
 package dev.ratelimit.actuate;
 
 import java.net.InetAddress;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,11 +10,11 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.web.servlet.CidrBlock;
-import dev.ratelimit.web.servlet.RateLimitInterceptor;
-import dev.ratelimit.web.servlet.RateLimitRule;
-import dev.ratelimit.web.servlet.RateLimitRuleFactory;
+import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRules;
 
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -28,12 +25,12 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
  * The {@code ratelimit} actuator endpoint: the rules in force; one key's state under a rule, read
  * without charging it; and a reset of one key, for support staff unblocking a customer. The key is the
  * value the rule's key resolves to: a client address for {@code ip}, the header's value for
- * {@code header:<Name>}, and so on.
+ * {@code header:<Name>}, and so on. Reads the {@link RateLimitRules}, whichever web stack applies them.
  */
 @Endpoint(id = "ratelimit")
 public class RateLimitEndpoint {
 
-	private final RateLimitInterceptor interceptor;
+	private final RateLimitRules rules;
 
 	private final FailureMode failureMode;
 
@@ -41,13 +38,12 @@ public class RateLimitEndpoint {
 
 	/**
 	 * Creates the endpoint.
-	 * @param interceptor holds the rules and their limiters
+	 * @param rules the rules and their limiters
 	 * @param failureMode the failure mode in force
 	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
 	 */
-	public RateLimitEndpoint(RateLimitInterceptor interceptor, FailureMode failureMode,
-			@Nullable CircuitBreaker circuitBreaker) {
-		this.interceptor = interceptor;
+	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker) {
+		this.rules = rules;
 		this.failureMode = failureMode;
 		this.circuitBreaker = circuitBreaker;
 	}
@@ -57,36 +53,21 @@ public class RateLimitEndpoint {
 	 * @return the description
 	 */
 	@ReadOperation
-	public Map<String, Object> rules() {
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("failureMode", name(this.failureMode.name()));
-		body.put("redis", (this.circuitBreaker != null) ? name(this.circuitBreaker.state().name()) : "unknown");
-		List<Map<String, Object>> rules = new ArrayList<>();
-		for (RateLimitRule rule : this.interceptor.getAllRules()) {
-			Map<String, Object> described = new LinkedHashMap<>();
-			described.put("name", rule.name());
-			described.put("source", rule.source());
-			described.put("paths", rule.paths().stream().map((path) -> path.getPatternString()).toList());
-			described.put("methods", rule.methods().stream().sorted().toList());
-			described.put("algorithm", RateLimitRuleFactory.algorithmName(rule.algorithm()));
-			described.put("key", rule.key());
-			described.put("cost", rule.cost());
-			described.put("shadow", rule.shadow());
-			List<Map<String, Object>> limits = new ArrayList<>();
+	public RulesDescriptor rules() {
+		List<RuleDescriptor> rules = new ArrayList<>();
+		for (RateLimitRule rule : this.rules.all()) {
+			List<LimitDescriptor> limits = new ArrayList<>();
 			for (int i = 0; i < rule.limits().size(); i++) {
 				RateLimit limit = rule.limits().get(i);
-				Map<String, Object> policy = new LinkedHashMap<>();
-				policy.put("policy", rule.policyName(i));
-				policy.put("limit", limit.limit());
-				policy.put("window", limit.windowLabel());
-				policy.put("burst", limit.burst());
-				limits.add(policy);
+				limits.add(new LimitDescriptor(rule.policyName(i), limit.limit(), limit.windowLabel(), limit.burst()));
 			}
-			described.put("limits", limits);
-			rules.add(described);
+			rules.add(new RuleDescriptor(rule.name(), rule.source(),
+					rule.paths().stream().map((path) -> path.getPatternString()).toList(),
+					rule.methods().stream().sorted().toList(), rule.algorithm().id(), rule.key(), rule.cost(),
+					rule.shadow(), limits));
 		}
-		body.put("rules", rules);
-		return body;
+		String redis = (this.circuitBreaker != null) ? this.circuitBreaker.state().id() : "unknown";
+		return new RulesDescriptor(this.failureMode.id(), redis, rules);
 	}
 
 	/**
@@ -96,31 +77,21 @@ public class RateLimitEndpoint {
 	 * @return the state per limit, or {@code null} (404) when no rule has that name
 	 */
 	@ReadOperation
-	public @Nullable Map<String, Object> key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
-		RateLimitRule found = find(rule);
+	public @Nullable KeyDescriptor key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
+		RateLimitRule found = this.rules.find(rule);
 		if (found == null) {
 			return null;
 		}
 		String value = value(found, key);
-		List<RateLimitDecision> decisions = this.interceptor.limiterFor(found.algorithm())
-			.inspect(found.budgetId(value, value), found.limits());
-		List<Map<String, Object>> limits = new ArrayList<>();
+		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(found.budgetId(value, value),
+				found.limits());
+		List<KeyLimitDescriptor> limits = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
-			Map<String, Object> state = new LinkedHashMap<>();
-			state.put("policy", found.policyName(i));
-			state.put("limit", decision.limit());
-			state.put("remaining", decision.remaining());
-			state.put("allowed", decision.allowed());
-			state.put("retryAfterSeconds", seconds(decision.retryAfter()));
-			state.put("resetAfterSeconds", seconds(decision.resetAfter()));
-			limits.add(state);
+			limits.add(new KeyLimitDescriptor(found.policyName(i), decision.limit(), decision.remaining(),
+					decision.allowed(), decision.retryAfterSeconds(), decision.resetAfterSeconds()));
 		}
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("rule", found.name());
-		body.put("key", value);
-		body.put("limits", limits);
-		return body;
+		return new KeyDescriptor(found.name(), value, limits);
 	}
 
 	/**
@@ -130,25 +101,19 @@ public class RateLimitEndpoint {
 	 * @return what was reset, or {@code null} (404) when no rule has that name
 	 */
 	@DeleteOperation
-	public @Nullable Map<String, Object> reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
-		RateLimitRule found = find(rule);
+	public @Nullable ResetDescriptor reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
+		RateLimitRule found = this.rules.find(rule);
 		if (found == null) {
 			return null;
 		}
 		String value = value(found, key);
-		long deleted = this.interceptor.limiterFor(found.algorithm())
-			.reset(found.budgetId(value, value), found.limits());
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("rule", found.name());
-		body.put("key", value);
-		body.put("reset", true);
-		body.put("deletedEntries", deleted);
-		return body;
+		long deleted = this.rules.limiter(found).reset(found.budgetId(value, value), found.limits());
+		return new ResetDescriptor(found.name(), value, true, deleted);
 	}
 
 	/**
 	 * Returns the key as the rule stores it: the rest of the path (a key may hold slashes), and for an
-	 * {@code ip} rule the address in the form the interceptor writes ({@code 2001:db8::1} becomes
+	 * {@code ip} rule the address in the form requests are charged under ({@code 2001:db8::1} becomes
 	 * {@code 2001:db8:0:0:0:0:0:1}).
 	 */
 	private static String value(RateLimitRule rule, String[] segments) {
@@ -162,21 +127,80 @@ public class RateLimitEndpoint {
 		return value;
 	}
 
-	private @Nullable RateLimitRule find(String name) {
-		for (RateLimitRule rule : this.interceptor.getAllRules()) {
-			if (rule.name().equals(name)) {
-				return rule;
-			}
-		}
-		return null;
+	/**
+	 * The rules in force and how failures are handled.
+	 *
+	 * @param failureMode the failure mode, such as {@code fail-open}
+	 * @param redis the state of the circuit breaker guarding Redis: {@code closed} while Redis decides
+	 * @param rules the rules
+	 */
+	public record RulesDescriptor(String failureMode, String redis, List<RuleDescriptor> rules)
+			implements OperationResponseBody {
 	}
 
-	private static long seconds(Duration duration) {
-		return (duration.getNano() > 0) ? duration.getSeconds() + 1 : duration.getSeconds();
+	/**
+	 * One rule.
+	 *
+	 * @param name the rule's name
+	 * @param source where it is defined
+	 * @param paths its path patterns, empty for a handler's rule
+	 * @param methods its HTTP methods, empty for all
+	 * @param algorithm its algorithm
+	 * @param key whose budget a request charges
+	 * @param cost permits one request takes
+	 * @param shadow whether it only observes
+	 * @param limits its limits
+	 */
+	public record RuleDescriptor(String name, String source, List<String> paths, List<String> methods,
+			String algorithm, String key, long cost, boolean shadow, List<LimitDescriptor> limits) {
 	}
 
-	private static String name(String constant) {
-		return constant.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+	/**
+	 * One limit of a rule.
+	 *
+	 * @param policy its policy name in headers
+	 * @param limit permits per window
+	 * @param window the window, such as {@code 1m}
+	 * @param burst permits that may be taken at once
+	 */
+	public record LimitDescriptor(String policy, long limit, String window, long burst) {
+	}
+
+	/**
+	 * A key's state under a rule.
+	 *
+	 * @param rule the rule's name
+	 * @param key the key
+	 * @param limits the state under each limit
+	 */
+	public record KeyDescriptor(String rule, String key, List<KeyLimitDescriptor> limits)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * A key's state under one limit.
+	 *
+	 * @param policy the limit's policy name
+	 * @param limit permits per window
+	 * @param remaining permits left now
+	 * @param allowed whether a request for one permit would be granted now
+	 * @param retryAfterSeconds when it would be, if not now
+	 * @param resetAfterSeconds when the key is back to full
+	 */
+	public record KeyLimitDescriptor(String policy, long limit, long remaining, boolean allowed,
+			long retryAfterSeconds, long resetAfterSeconds) {
+	}
+
+	/**
+	 * A key put back to full.
+	 *
+	 * @param rule the rule's name
+	 * @param key the key
+	 * @param reset always {@code true}
+	 * @param deletedEntries how many stored entries were deleted
+	 */
+	public record ResetDescriptor(String rule, String key, boolean reset, long deletedEntries)
+			implements OperationResponseBody {
 	}
 
 }

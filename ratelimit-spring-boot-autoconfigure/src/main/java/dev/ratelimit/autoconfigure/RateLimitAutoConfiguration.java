@@ -1,5 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.LocalDenialCache;
@@ -7,7 +10,8 @@ import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
-import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
@@ -19,6 +23,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,13 +34,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Registers a Redis rate limiter bean per algorithm when a {@link RedisConnectionFactory} is present,
- * all sharing one script runner bounded by {@code ratelimit.timeout}, one circuit breaker, and, in the
- * {@code local} failure mode, one in-memory fallback.
+ * all sharing one script runner bounded by {@code ratelimit.timeout}, one circuit breaker, one local
+ * denial cache and, in the {@code local} failure mode, one in-memory fallback.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@ConditionalOnBean(RedisConnectionFactory.class)
+@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
 
@@ -64,44 +70,67 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedisRateLimiterSettings rateLimiterSettings(RedisScriptRunner runner, CircuitBreaker circuitBreaker,
-			ObjectProvider<LocalDenialCache> denialCache, RateLimitProperties properties) {
-		LocalRateLimiter fallback = (properties.getFailureMode() != FailureMode.LOCAL) ? null
-				: PropertyErrors.check("ratelimit.local.max-keys", properties.getLocal().getMaxKeys(),
-						LocalRateLimiter::new);
-		LocalDenialCache denials = denialCache.getIfAvailable();
-		return PropertyErrors.check("ratelimit.key-prefix", properties.getKeyPrefix(),
-				(prefix) -> new RedisRateLimiterSettings(runner, prefix, null, circuitBreaker, fallback, denials));
+	@ConditionalOnProperty(name = "ratelimit.failure-mode", havingValue = "local")
+	LocalRateLimiter rateLimitLocalFallback(RateLimitProperties properties) {
+		return PropertyErrors.check("ratelimit.local.max-keys", properties.getLocal().getMaxKeys(),
+				LocalRateLimiter::new);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	FixedWindowRateLimiter fixedWindowRateLimiter(RedisRateLimiterSettings settings) {
-		return new FixedWindowRateLimiter(settings);
+	FixedWindowRateLimiter fixedWindowRateLimiter(Limiters limiters) {
+		return new FixedWindowRateLimiter(limiters.build(Algorithm.FIXED_WINDOW));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	SlidingWindowRateLimiter slidingWindowRateLimiter(RedisRateLimiterSettings settings) {
-		return new SlidingWindowRateLimiter(settings);
+	SlidingWindowRateLimiter slidingWindowRateLimiter(Limiters limiters) {
+		return new SlidingWindowRateLimiter(limiters.build(Algorithm.SLIDING_WINDOW_LOG));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	SlidingWindowCounterRateLimiter slidingWindowCounterRateLimiter(RedisRateLimiterSettings settings) {
-		return new SlidingWindowCounterRateLimiter(settings);
+	SlidingWindowCounterRateLimiter slidingWindowCounterRateLimiter(Limiters limiters) {
+		return new SlidingWindowCounterRateLimiter(limiters.build(Algorithm.SLIDING_WINDOW_COUNTER));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	TokenBucketRateLimiter tokenBucketRateLimiter(RedisRateLimiterSettings settings) {
-		return new TokenBucketRateLimiter(settings);
+	TokenBucketRateLimiter tokenBucketRateLimiter(Limiters limiters) {
+		return new TokenBucketRateLimiter(limiters.build(Algorithm.TOKEN_BUCKET));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	GcraRateLimiter gcraRateLimiter(RedisRateLimiterSettings settings) {
-		return new GcraRateLimiter(settings);
+	GcraRateLimiter gcraRateLimiter(Limiters limiters) {
+		return new GcraRateLimiter(limiters.build(Algorithm.GCRA));
+	}
+
+	@Bean
+	Limiters rateLimitLimiterParts(RedisScriptRunner runner, CircuitBreaker circuitBreaker,
+			ObjectProvider<LocalDenialCache> denialCache, ObjectProvider<LocalRateLimiter> fallback,
+			RateLimitProperties properties) {
+		String prefix = PropertyErrors.check("ratelimit.key-prefix", properties.getKeyPrefix(), RedisKeys::checkPrefix);
+		boolean local = properties.getFailureMode() == FailureMode.LOCAL;
+		return new Limiters(runner, prefix, circuitBreaker, denialCache.getIfAvailable(),
+				local ? fallback.getIfAvailable() : null);
+	}
+
+	/**
+	 * The parts every limiter of the starter shares.
+	 */
+	record Limiters(RedisScriptRunner runner, String keyPrefix, CircuitBreaker circuitBreaker,
+			@Nullable LocalDenialCache denialCache, @Nullable LocalRateLimiter fallback) {
+
+		RedisRateLimiter build(Algorithm algorithm) {
+			return RedisRateLimiter.builder(algorithm, this.runner)
+				.keyPrefix(this.keyPrefix)
+				.circuitBreaker(this.circuitBreaker)
+				.denialCache(this.denialCache)
+				.fallback(this.fallback)
+				.build();
+		}
+
 	}
 
 	/**

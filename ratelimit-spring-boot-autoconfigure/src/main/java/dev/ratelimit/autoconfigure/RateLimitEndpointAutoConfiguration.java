@@ -2,7 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
-import dev.ratelimit.web.servlet.RateLimitInterceptor;
+import dev.ratelimit.web.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -17,17 +17,17 @@ import org.springframework.context.annotation.Bean;
  * Registers the {@code ratelimit} actuator endpoint when Actuator is present, exposed only as the
  * application's {@code management.endpoints.*} settings allow.
  */
-@AutoConfiguration(after = RateLimitWebMvcAutoConfiguration.class)
+@AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean(RateLimitInterceptor.class)
+@ConditionalOnBean(RateLimitRules.class)
 @ConditionalOnAvailableEndpoint(RateLimitEndpoint.class)
 public final class RateLimitEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEndpoint rateLimitEndpoint(RateLimitInterceptor interceptor, RateLimitProperties properties,
+	RateLimitEndpoint rateLimitEndpoint(RateLimitRules rules, RateLimitProperties properties,
 			ObjectProvider<CircuitBreaker> circuitBreaker) {
-		return new RateLimitEndpoint(interceptor, properties.getFailureMode(), circuitBreaker.getIfAvailable());
+		return new RateLimitEndpoint(rules, properties.getFailureMode(), circuitBreaker.getIfAvailable());
 	}
 
 }

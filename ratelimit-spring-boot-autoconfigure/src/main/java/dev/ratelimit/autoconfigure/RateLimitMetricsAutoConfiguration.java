@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
-import dev.ratelimit.web.servlet.MicrometerRateLimitObserver;
+import dev.ratelimit.web.MicrometerRateLimitObserver;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,7 +25,7 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * Publishes rate-limit metrics to Micrometer: decisions by rule and outcome, decision latency,
  * rejections served by the local denial cache, and whether Redis is available.
  */
-@AutoConfiguration(after = RateLimitAutoConfiguration.class, before = RateLimitWebMvcAutoConfiguration.class,
+@AutoConfiguration(after = RateLimitAutoConfiguration.class, before = RateLimitWebAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
-import dev.ratelimit.web.servlet.ForwardedHeader;
+import dev.ratelimit.web.ForwardedHeader;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

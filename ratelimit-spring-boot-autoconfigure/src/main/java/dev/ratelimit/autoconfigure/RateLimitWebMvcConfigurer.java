@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -18,10 +19,13 @@ public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartI
 
 	private final RateLimitInterceptor interceptor;
 
+	private final RateLimitRules rules;
+
 	private final ListableBeanFactory beanFactory;
 
-	RateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, ListableBeanFactory beanFactory) {
+	RateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRules rules, ListableBeanFactory beanFactory) {
 		this.interceptor = interceptor;
+		this.rules = rules;
 		this.beanFactory = beanFactory;
 	}
 
@@ -34,7 +38,7 @@ public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartI
 	public void afterSingletonsInstantiated() {
 		for (RequestMappingHandlerMapping mapping : this.beanFactory.getBeansOfType(RequestMappingHandlerMapping.class)
 			.values()) {
-			mapping.getHandlerMethods().values().forEach(this.interceptor::rulesFor);
+			mapping.getHandlerMethods().values().forEach(this.rules::forHandler);
 		}
 	}
 

@@ -12,7 +12,6 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
-import dev.ratelimit.redis.RedisRateLimiterSettings;
 import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
@@ -107,13 +106,18 @@ class RateLimitAutoConfigurationTests {
 				"ratelimit.circuit-breaker.open-duration=3s")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(LettuceScriptRunner.class).hasSingleBean(CircuitBreaker.class);
-				RedisRateLimiterSettings settings = context.getBean(FixedWindowRateLimiter.class).settings();
-				assertThat(settings.runner()).isSameAs(context.getBean(LettuceScriptRunner.class));
-				assertThat(settings.runner()).extracting("timeout").isEqualTo(Duration.ofMillis(150));
-				assertThat(settings.circuitBreaker()).isSameAs(context.getBean(CircuitBreaker.class));
-				assertThat(settings.circuitBreaker()).extracting("failureThreshold").isEqualTo(7);
-				assertThat(settings.fallback()).isNull();
-				assertThat(context.getBean(GcraRateLimiter.class).settings()).isSameAs(settings);
+				FixedWindowRateLimiter fixed = context.getBean(FixedWindowRateLimiter.class);
+				assertThat(part(fixed, "runner")).isSameAs(context.getBean(LettuceScriptRunner.class));
+				assertThat(part(fixed, "runner")).extracting("timeout").isEqualTo(Duration.ofMillis(150));
+				assertThat(part(fixed, "circuitBreaker")).isSameAs(context.getBean(CircuitBreaker.class));
+				assertThat(part(fixed, "circuitBreaker")).extracting("failureThreshold").isEqualTo(7);
+				assertThat(part(fixed, "fallback")).isNull();
+				GcraRateLimiter gcra = context.getBean(GcraRateLimiter.class);
+				for (String shared : new String[] { "runner", "circuitBreaker", "denialCache" }) {
+					assertThat(part(gcra, shared)).isSameAs(part(fixed, shared));
+				}
+				// started with the context: it connects in the background before the first decision
+				assertThat(context.getBean(LettuceScriptRunner.class).isRunning()).isTrue();
 			});
 	}
 
@@ -124,7 +128,7 @@ class RateLimitAutoConfigurationTests {
 			.withBean(RedisConnectionFactory.class, () -> mock(RedisConnectionFactory.class))
 			.run((context) -> {
 				assertThat(context).doesNotHaveBean(LettuceScriptRunner.class).hasSingleBean(RedisScriptRunner.class);
-				assertThat(context.getBean(FixedWindowRateLimiter.class).settings().runner())
+				assertThat(part(context.getBean(FixedWindowRateLimiter.class), "runner"))
 					.isSameAs(context.getBean(RedisScriptRunner.class));
 			});
 	}
@@ -133,21 +137,22 @@ class RateLimitAutoConfigurationTests {
 	void remembersRefusalsUnlessTheLocalCacheIsOff() {
 		this.runner.withPropertyValues("ratelimit.local-cache.max-keys=123").run((context) -> {
 			assertThat(context).hasSingleBean(LocalDenialCache.class);
-			assertThat(context.getBean(FixedWindowRateLimiter.class).settings().denialCache())
+			assertThat(part(context.getBean(FixedWindowRateLimiter.class), "denialCache"))
 				.isSameAs(context.getBean(LocalDenialCache.class))
 				.extracting("maxKeys")
 				.isEqualTo(123);
 		});
 		this.runner.withPropertyValues("ratelimit.local-cache.enabled=false").run((context) -> {
 			assertThat(context).doesNotHaveBean(LocalDenialCache.class);
-			assertThat(context.getBean(FixedWindowRateLimiter.class).settings().denialCache()).isNull();
+			assertThat(part(context.getBean(FixedWindowRateLimiter.class), "denialCache")).isNull();
 		});
 	}
 
 	@Test
 	void decidesInMemoryInTheLocalFailureMode() {
 		this.runner.withPropertyValues("ratelimit.failure-mode=local", "ratelimit.local.max-keys=50")
-			.run((context) -> assertThat(context.getBean(FixedWindowRateLimiter.class).settings().fallback())
+			.run((context) -> assertThat(part(context.getBean(FixedWindowRateLimiter.class), "fallback"))
+				.isSameAs(context.getBean(LocalRateLimiter.class))
 				.isInstanceOf(LocalRateLimiter.class)
 				.extracting("maxKeys")
 				.isEqualTo(50));
@@ -169,6 +174,15 @@ class RateLimitAutoConfigurationTests {
 	}
 
 
+
+	/**
+	 * Returns a part the starter built a limiter with: the limiters show none of them, so the test reads
+	 * the field of the {@link dev.ratelimit.redis.RedisRateLimiter} a typed limiter wraps.
+	 */
+	private static Object part(RateLimiter limiter, String name) {
+		return org.springframework.test.util.ReflectionTestUtils.getField(
+				org.springframework.test.util.ReflectionTestUtils.getField(limiter, "limiter"), name);
+	}
 
 	@Configuration(proxyBeanMethods = false)
 	static class UserLimiters {

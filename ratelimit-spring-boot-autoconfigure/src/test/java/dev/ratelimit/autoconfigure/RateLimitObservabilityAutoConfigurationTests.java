@@ -5,9 +5,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.actuate.RateLimitEndpoint;
-import dev.ratelimit.web.servlet.MicrometerRateLimitObserver;
+import dev.ratelimit.web.MicrometerRateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
-import dev.ratelimit.web.servlet.RateLimitRule;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRules;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -26,7 +27,7 @@ class RateLimitObservabilityAutoConfigurationTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				RateLimitMetricsAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class,
+				RateLimitMetricsAutoConfiguration.class, RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class,
 				RateLimitEndpointAutoConfiguration.class))
 		.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.limit=5",
 				"ratelimit.rules.api.window=1m");
@@ -70,7 +71,7 @@ class RateLimitObservabilityAutoConfigurationTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
 					RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class,
-					RateLimitWebMvcAutoConfiguration.class, RateLimitEndpointAutoConfiguration.class))
+					RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class, RateLimitEndpointAutoConfiguration.class))
 			.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
 			.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
 			.run((context) -> assertThat(context).hasNotFailed()
@@ -84,12 +85,12 @@ class RateLimitObservabilityAutoConfigurationTests {
 			.withPropertyValues("ratelimit.shadow=true", "ratelimit.rules.strict.paths=/strict",
 					"ratelimit.rules.strict.limit=1", "ratelimit.rules.strict.window=1s",
 					"ratelimit.rules.strict.shadow=false")
-			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules())
+			.run((context) -> assertThat(context.getBean(RateLimitRules.class).pathRules())
 				.extracting(RateLimitRule::name, RateLimitRule::shadow)
 				.containsExactly(org.assertj.core.groups.Tuple.tuple("api", true),
 						org.assertj.core.groups.Tuple.tuple("strict", false)));
 		this.runner.withPropertyValues("ratelimit.rules.api.shadow=true")
-			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules().get(0).shadow())
+			.run((context) -> assertThat(context.getBean(RateLimitRules.class).pathRules().get(0).shadow())
 				.isTrue());
 	}
 

@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,12 +12,19 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimited;
-import dev.ratelimit.web.servlet.ClientAddressResolver;
+import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.ForwardedHeader;
+import dev.ratelimit.web.ProblemDetailRejectionHandler;
+import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitObserver;
+import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitResponseWriter;
-import dev.ratelimit.web.servlet.RateLimitRule;
-import dev.ratelimit.web.servlet.RateLimitRuleFactory;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -30,6 +38,7 @@ import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfig
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.ResponseEntity;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -41,7 +50,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				RateLimitWebMvcAutoConfiguration.class));
+				RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class));
 
 	@Test
 	void registersTheInterceptorWithTheConfiguredRules() {
@@ -54,8 +63,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RateLimitInterceptor.class)
 					.hasSingleBean(RateLimitWebMvcConfigurer.class);
-				assertThat(context.getBean(RateLimitInterceptor.class).getRules()).hasSize(2);
-				RateLimitRule api = context.getBean(RateLimitInterceptor.class).getRules().get(0);
+				assertThat(context.getBean(RateLimitRules.class).pathRules()).hasSize(2);
+				RateLimitRule api = context.getBean(RateLimitRules.class).pathRules().get(0);
 				assertThat(api.name()).isEqualTo("api");
 				assertThat(api.paths()).hasSize(2);
 				assertThat(api.methods()).containsExactlyInAnyOrder("GET", "POST");
@@ -63,7 +72,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 				assertThat(api.algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
 				assertThat(api.key()).isEqualTo("header:X-Api-Key");
 				assertThat(api.cost()).isEqualTo(2);
-				RateLimitRule login = context.getBean(RateLimitInterceptor.class).getRules().get(1);
+				RateLimitRule login = context.getBean(RateLimitRules.class).pathRules().get(1);
 				assertThat(login.algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
 				assertThat(login.key()).isEqualTo("ip");
 				assertThat(login.methods()).isEmpty();
@@ -80,7 +89,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 					"ratelimit.rules.gcra.algorithm=gcra", "ratelimit.rules.gcra.limit=5",
 					"ratelimit.rules.gcra.window=1m", "ratelimit.rules.gcra.burst=2")
 			.run((context) -> {
-				List<RateLimitRule> rules = context.getBean(RateLimitInterceptor.class).getRules();
+				List<RateLimitRule> rules = context.getBean(RateLimitRules.class).pathRules();
 				assertThat(rules.get(0).limits()).containsExactly(
 						RateLimit.of(10, Duration.ofSeconds(1)).withBurst(20), RateLimit.of(1000, Duration.ofHours(1)));
 				assertThat(rules.get(0).policyName(0)).isEqualTo("search-1s");
@@ -95,7 +104,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.rules.bad.limits[0].window=0s   | ratelimit.rules.bad.limits[0].window | at least 1ms
 			ratelimit.rules.bad.limits[1].window=1s   | ratelimit.rules.bad.limits[1].window | a window of its own
 			ratelimit.rules.bad.limits[1].limit=      | ratelimit.rules.bad.limits[1].limit  | set it to the permits per window
-			ratelimit.rules.bad.limits[0].burst=3     | ratelimit.rules.bad.limits[0].burst  | burst applies to token-bucket and gcra only
+			ratelimit.rules.bad.limits[0].burst=3     | ratelimit.rules.bad.limits[0].burst  | burst applies to the token bucket and GCRA only
 			ratelimit.rules.bad.limit=5               | ratelimit.rules.bad.limits           | give either limit, window and burst, or limits[*]
 			ratelimit.rules.bad.cost=6                | ratelimit.rules.bad.cost             | must not exceed the limit of 5
 			""")
@@ -125,7 +134,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 		this.runner
 			.withPropertyValues("ratelimit.default-algorithm=sliding-window-log", "ratelimit.rules.a.paths=/a",
 					"ratelimit.rules.a.limit=1", "ratelimit.rules.a.window=1s")
-			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules().get(0).algorithm())
+			.run((context) -> assertThat(context.getBean(RateLimitRules.class).pathRules().get(0).algorithm())
 				.isEqualTo(Algorithm.SLIDING_WINDOW_LOG));
 	}
 
@@ -141,7 +150,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 	void backsOffInANonWebApplication() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-					RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
+					RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitInterceptor.class));
 	}
 
@@ -149,7 +158,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 	void backsOffInAReactiveApplication() {
 		new ReactiveWebApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-					RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
+					RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitInterceptor.class));
 	}
 
@@ -161,17 +170,28 @@ class RateLimitWebMvcAutoConfigurationTests {
 
 	@Test
 	void letsTheApplicationsOwnBeansWin() {
-		ClientAddressResolver resolver = new ClientAddressResolver(List.of());
+		ClientAddressResolver resolver = new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR);
 		this.runner.withBean("myResolver", ClientAddressResolver.class, () -> resolver)
 			.run((context) -> assertThat(context.getBean(ClientAddressResolver.class)).isSameAs(resolver));
-		RateLimitInterceptor interceptor = new RateLimitInterceptor(List.of(),
-				new RateLimitRuleFactory(resolver, Algorithm.FIXED_WINDOW, (name) -> null), List.of(), resolver,
-				new RateLimitResponseWriter(true, false), FailureMode.FAIL_OPEN);
+		RateLimitRuleFactory factory = new RateLimitRuleFactory(Algorithm.FIXED_WINDOW,
+				new RateLimitWebAutoConfiguration.BeanKeyResolvers(new DefaultListableBeanFactory(),
+						RateLimitKeyResolver.class),
+				false);
+		RateLimitRules rules = new RateLimitRules(List.of(), factory, Map.of());
+		RateLimitInterceptor interceptor = new RateLimitInterceptor(rules,
+				new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE), resolver, Map.of(),
+				new RateLimitHeaders(true, false), new ProblemDetailRejectionHandler(),
+				new RateLimitResponseWriter(List::of));
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitInterceptor.class);
 			assertThat(context.getBean(RateLimitInterceptor.class)).isSameAs(interceptor);
 		});
-		RateLimitWebMvcConfigurer configurer = new RateLimitWebMvcConfigurer(interceptor,
+		this.runner.withBean("myRules", RateLimitRules.class, () -> rules)
+			.run((context) -> assertThat(context.getBean(RateLimitRules.class)).isSameAs(rules));
+		RateLimitRejectionHandler rejections = (rejection) -> ResponseEntity.status(429).body("slow down");
+		this.runner.withBean("myRejections", RateLimitRejectionHandler.class, () -> rejections)
+			.run((context) -> assertThat(context.getBean(RateLimitRejectionHandler.class)).isSameAs(rejections));
+		RateLimitWebMvcConfigurer configurer = new RateLimitWebMvcConfigurer(interceptor, rules,
 				new DefaultListableBeanFactory());
 		this.runner.withBean("myConfigurer", RateLimitWebMvcConfigurer.class, () -> configurer)
 			.run((context) -> assertThat(context.getBean(RateLimitWebMvcConfigurer.class)).isSameAs(configurer));
@@ -185,7 +205,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 				request.setRemoteAddr("10.0.0.1");
 				request.addHeader("X-Forwarded-For", "6.6.6.6");
 				request.addHeader("Forwarded", "for=203.0.113.7");
-				assertThat(context.getBean(ClientAddressResolver.class).resolve(request)).isEqualTo("203.0.113.7");
+				assertThat(context.getBean(RateLimitInterceptor.class).clientAddress(request)).isEqualTo("203.0.113.7");
 			});
 	}
 
@@ -222,14 +242,16 @@ class RateLimitWebMvcAutoConfigurationTests {
 		this.runner.withUserConfiguration(TenantResolverConfiguration.class)
 			.withPropertyValues("ratelimit.rules.t.paths=/t", "ratelimit.rules.t.limit=1",
 					"ratelimit.rules.t.window=1s", "ratelimit.rules.t.key=bean:tenantResolver")
-			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class).getRules().get(0).keyResolver())
-				.isSameAs(context.getBean("tenantResolver")));
+			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class))
+				.extracting("keyResolvers")
+				.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+				.containsEntry("tenantResolver", context.getBean("tenantResolver")));
 	}
 
 	@ParameterizedTest(name = "{0}={1}")
 	@CsvSource(delimiter = '|', textBlock = """
-			ratelimit.rules.bad.limit        | 0                  | it must be from 1 to 2^53
-			ratelimit.rules.bad.limit        | -5                 | it must be from 1 to 2^53
+			ratelimit.rules.bad.limit        | 0                  | limit must be at least 1
+			ratelimit.rules.bad.limit        | -5                 | limit must be at least 1
 			ratelimit.rules.bad.window       | 0s                 | at least 1ms
 			ratelimit.rules.bad.window       | -1s                | at least 1ms
 			ratelimit.rules.bad.cost         | 0                  | must be at least 1
@@ -291,7 +313,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 	void refusesToStartWithRulesButNoRedis() {
 		new WebApplicationContextRunner()
 			.withConfiguration(
-					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
 			.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.limit=1",
 					"ratelimit.rules.api.window=1m")
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.redis.AbstractRedisRateLimiter;
+import dev.ratelimit.redis.AlgorithmRateLimiter;
 import dev.ratelimit.testsupport.RedisBinary;
 import dev.ratelimit.testsupport.RedisCluster;
 import dev.ratelimit.testsupport.RedisServerProcess;
@@ -88,7 +88,7 @@ class RedisClusterFailoverIntegrationTests {
 	}
 
 	private static RedisServerProcess masterOf(RateLimiter limiter, String id) {
-		return cluster.formedMasterOfKey(((AbstractRedisRateLimiter) limiter).redisKey(id));
+		return cluster.formedMasterOfKey(((AlgorithmRateLimiter) limiter).redisKey(id));
 	}
 
 }

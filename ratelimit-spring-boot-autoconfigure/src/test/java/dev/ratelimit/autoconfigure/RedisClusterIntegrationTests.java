@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.redis.AbstractRedisRateLimiter;
+import dev.ratelimit.redis.AlgorithmRateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.testsupport.RedisBinary;
@@ -205,7 +205,7 @@ class RedisClusterIntegrationTests {
 	}
 
 	private static String redisKey(RateLimiter limiter, String key) {
-		return ((AbstractRedisRateLimiter) limiter).redisKey(key);
+		return ((AlgorithmRateLimiter) limiter).redisKey(key);
 	}
 
 	private static int allowedCount(RateLimiter limiter, String key, RateLimit limit) throws Exception {

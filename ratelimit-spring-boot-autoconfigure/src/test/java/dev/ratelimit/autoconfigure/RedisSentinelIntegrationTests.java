@@ -14,7 +14,7 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.redis.AbstractRedisRateLimiter;
+import dev.ratelimit.redis.AlgorithmRateLimiter;
 import dev.ratelimit.testsupport.RedisBinary;
 import dev.ratelimit.testsupport.RedisSentinelGroup;
 import dev.ratelimit.testsupport.RedisServerProcess;
@@ -63,7 +63,7 @@ class RedisSentinelIntegrationTests {
 					.map(RateLimitDecision::allowed))
 					.as("%s", limiter.algorithm())
 					.containsExactly(true, true, true, false);
-				String key = ((AbstractRedisRateLimiter) limiter).redisKey(id);
+				String key = ((AlgorithmRateLimiter) limiter).redisKey(id);
 				long stored = group.execute(master, (redis) -> redis.exists(key));
 				assertThat(stored).as("%s on the master", key).isEqualTo(1);
 			}
@@ -97,7 +97,7 @@ class RedisSentinelIntegrationTests {
 					.mapToObj((i) -> limiter.tryAcquire(id, RateLimit.of(3, Duration.ofMinutes(1))).allowed()))
 					.as("%s on the promoted replica", limiter.algorithm())
 					.containsExactly(true, true, true, false);
-				String key = ((AbstractRedisRateLimiter) limiter).redisKey(id);
+				String key = ((AlgorithmRateLimiter) limiter).redisKey(id);
 				long stored = group.execute(replica, (redis) -> redis.exists(key));
 				assertThat(stored).as("%s on the promoted replica", key).isEqualTo(1);
 			}

@@ -1,6 +1,6 @@
 /**
- * Rate limiting for Spring MVC: the interceptor, the rules it applies, whose budget a request charges,
- * and the responses it writes.
+ * Rate limiting for Spring MVC: the interceptor that applies the rules to servlet requests, the keys it
+ * reads from them and the responses it writes.
  */
 @NullMarked
 package dev.ratelimit.web.servlet;

@@ -88,8 +88,9 @@ class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 		for (int i = 0; i < 100; i++) {
 			HttpResponse<String> refused = get(this.port, "/api/items");
 			assertThat(refused.statusCode()).isEqualTo(429);
-			assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).matches("\"api\";r=0;t=(59|60)");
-			assertThat(refused.headers().firstValue("Retry-After").orElseThrow()).matches("59|60");
+			// counting down from 60 seconds; a busy machine may take a few seconds over the hundred requests
+			assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).matches("\"api\";r=0;t=(5[0-9]|60)");
+			assertThat(refused.headers().firstValue("Retry-After").orElseThrow()).matches("5[0-9]|60");
 		}
 		// four decisions by Redis (three grants and the first refusal), a hundred from memory
 		assertThat(evalshaCalls() - before).isEqualTo(4);

@@ -1,22 +1,25 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimited;
 
+import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.convert.ConversionException;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
@@ -24,8 +27,8 @@ import org.springframework.web.util.pattern.PatternParseException;
 
 /**
  * Turns rule definitions, from properties or from {@link RateLimited} annotations, into checked
- * {@link RateLimitRule rules}. Every problem is an {@link InvalidRateLimitRuleException} that names the
- * attribute, its value and the fix.
+ * {@link RateLimitRule rules}, whichever web stack applies them. Every problem is an
+ * {@link InvalidRateLimitRuleException} that names the attribute, its value and the fix.
  */
 public final class RateLimitRuleFactory {
 
@@ -36,37 +39,21 @@ public final class RateLimitRuleFactory {
 
 	private static final String KEY_FORMS = "use ip, header:<Name>, param:<name>, principal or bean:<name>";
 
-	private final ClientAddressResolver addresses;
-
 	private final Algorithm defaultAlgorithm;
 
-	private final Function<String, @Nullable RateLimitKeyResolver> beans;
+	private final KeyResolvers keyResolvers;
 
 	private final boolean shadow;
 
 	/**
 	 * Creates a factory.
-	 * @param addresses resolves client addresses, for {@code ip} keys
 	 * @param defaultAlgorithm the algorithm of rules that name none
-	 * @param beans finds the {@link RateLimitKeyResolver} bean of a name, or returns {@code null}
-	 */
-	public RateLimitRuleFactory(ClientAddressResolver addresses, Algorithm defaultAlgorithm,
-			Function<String, @Nullable RateLimitKeyResolver> beans) {
-		this(addresses, defaultAlgorithm, beans, false);
-	}
-
-	/**
-	 * Creates a factory.
-	 * @param addresses resolves client addresses, for {@code ip} keys
-	 * @param defaultAlgorithm the algorithm of rules that name none
-	 * @param beans finds the {@link RateLimitKeyResolver} bean of a name, or returns {@code null}
+	 * @param keyResolvers tells which bean names a {@code bean:<name>} key may use
 	 * @param shadow whether rules that do not say otherwise only observe
 	 */
-	public RateLimitRuleFactory(ClientAddressResolver addresses, Algorithm defaultAlgorithm,
-			Function<String, @Nullable RateLimitKeyResolver> beans, boolean shadow) {
-		this.addresses = addresses;
+	public RateLimitRuleFactory(Algorithm defaultAlgorithm, KeyResolvers keyResolvers, boolean shadow) {
 		this.defaultAlgorithm = defaultAlgorithm;
-		this.beans = beans;
+		this.keyResolvers = keyResolvers;
 		this.shadow = shadow;
 	}
 
@@ -170,37 +157,24 @@ public final class RateLimitRuleFactory {
 
 	/**
 	 * Parses an algorithm name as properties write it ({@code sliding-window-log}) or as the enum
-	 * constant ({@code SLIDING_WINDOW_LOG}).
+	 * constant ({@code SLIDING_WINDOW_LOG}), with the binder's own conversion.
 	 * @param rule the rule's name, for the error
 	 * @param text the name
 	 * @return the algorithm
 	 * @throws InvalidRateLimitRuleException when no algorithm has that name
 	 */
 	public static Algorithm parseAlgorithm(String rule, String text) {
-		String normalized = text.strip().toUpperCase(Locale.ROOT).replace('-', '_');
-		for (Algorithm algorithm : Algorithm.values()) {
-			if (algorithm.name().equals(normalized)) {
+		try {
+			Algorithm algorithm = ApplicationConversionService.getSharedInstance().convert(text.strip(), Algorithm.class);
+			if (algorithm != null) {
 				return algorithm;
 			}
 		}
-		throw new InvalidRateLimitRuleException(rule, "algorithm", text, "use one of " + algorithmNames());
-	}
-
-	private static String algorithmNames() {
-		List<String> names = new ArrayList<>();
-		for (Algorithm algorithm : Algorithm.values()) {
-			names.add(algorithmName(algorithm));
+		catch (ConversionException ex) {
+			// named below
 		}
-		return String.join(", ", names);
-	}
-
-	/**
-	 * Returns an algorithm's name as properties write it, for example {@code sliding-window-log}.
-	 * @param algorithm the algorithm
-	 * @return the name
-	 */
-	public static String algorithmName(Algorithm algorithm) {
-		return algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-');
+		throw new InvalidRateLimitRuleException(rule, "algorithm", text, "use one of "
+				+ String.join(", ", Arrays.stream(Algorithm.values()).map(Algorithm::id).toList()));
 	}
 
 	private static String format(Duration duration) {
@@ -215,62 +189,54 @@ public final class RateLimitRuleFactory {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
 		}
 		List<RateLimit> limits = new ArrayList<>();
-		Set<Duration> windows = new LinkedHashSet<>();
-		long capacity = Long.MAX_VALUE;
 		for (LimitDefinition definition : definitions) {
-			RateLimit limit = definition.toRateLimit(name, chosen);
-			if (!windows.add(limit.window())) {
-				throw new InvalidRateLimitRuleException(name, definition.prefix() + "window", format(limit.window()),
-						"each limit of a rule needs a window of its own");
-			}
-			limits.add(limit);
-			capacity = Math.min(capacity, limit.burst());
+			limits.add(definition.toRateLimit(name));
 		}
-		if (cost < 1) {
-			throw new InvalidRateLimitRuleException(name, "cost", cost, "it must be at least 1");
+		try {
+			chosen.check(limits, cost);
 		}
-		if (cost > capacity) {
-			throw new InvalidRateLimitRuleException(name, "cost", cost, "it must not exceed the "
-					+ (chosen.acceptsBurst() ? "burst" : "limit") + " of " + capacity + ", or no request could ever pass");
+		catch (InvalidRateLimitException ex) {
+			throw invalid(name, ex, definitions, limits, cost);
 		}
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
-		RateLimitKeyResolver resolver = keyResolver(name, keySpec);
-		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec, resolver,
-				cost, source, shadow);
+		checkKey(name, keySpec);
+		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec, cost,
+				source, shadow);
 	}
 
-	private RateLimitKeyResolver keyResolver(String rule, String spec) {
+	private static InvalidRateLimitRuleException invalid(String rule, InvalidRateLimitException ex,
+			List<LimitDefinition> definitions, List<RateLimit> limits, long cost) {
+		String argument = ex.getArgument();
+		if (argument.equals("permits")) {
+			return new InvalidRateLimitRuleException(rule, "cost", cost, "cost " + ex.getReason());
+		}
+		int index = Math.max(ex.getIndex(), 0);
+		RateLimit limit = limits.get(index);
+		String attribute = argument.equals("limits") ? "window" : argument;
+		Object value = switch (attribute) {
+			case "window" -> format(limit.window());
+			case "burst" -> limit.burst();
+			default -> limit.limit();
+		};
+		return new InvalidRateLimitRuleException(rule, definitions.get(index).prefix() + attribute, value,
+				ex.getMessage());
+	}
+
+	private void checkKey(String rule, String spec) {
 		int colon = spec.indexOf(':');
 		String kind = (colon < 0) ? spec : spec.substring(0, colon);
 		String argument = (colon < 0) ? null : spec.substring(colon + 1).strip();
-		if (argument == null) {
-			switch (kind) {
-				case "ip":
-					return this.addresses;
-				case "principal":
-					return (request) -> (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName()
-							: null;
-				default:
-					throw new InvalidRateLimitRuleException(rule, "key", spec, KEY_FORMS);
-			}
+		boolean known = (argument == null) ? kind.equals("ip") || kind.equals("principal")
+				: kind.equals("header") || kind.equals("param") || kind.equals("bean");
+		if (!known) {
+			throw new InvalidRateLimitRuleException(rule, "key", spec, KEY_FORMS);
 		}
-		if (argument.isEmpty()) {
+		if (argument != null && argument.isEmpty()) {
 			throw new InvalidRateLimitRuleException(rule, "key", spec, "name the " + kind + " after the ':'; " + KEY_FORMS);
 		}
-		switch (kind) {
-			case "header":
-				return (request) -> request.getHeader(argument);
-			case "param":
-				return (request) -> request.getParameter(argument);
-			case "bean":
-				RateLimitKeyResolver bean = this.beans.apply(argument);
-				if (bean == null) {
-					throw new InvalidRateLimitRuleException(rule, "key", spec, "there is no bean named '" + argument
-							+ "' implementing " + RateLimitKeyResolver.class.getName() + "; declare one or fix the name");
-				}
-				return bean;
-			default:
-				throw new InvalidRateLimitRuleException(rule, "key", spec, KEY_FORMS);
+		if (kind.equals("bean") && !this.keyResolvers.exists(argument)) {
+			throw new InvalidRateLimitRuleException(rule, "key", spec, "there is no bean named '" + argument
+					+ "' implementing " + this.keyResolvers.type() + "; declare one or fix the name");
 		}
 	}
 
@@ -314,6 +280,27 @@ public final class RateLimitRuleFactory {
 	}
 
 	/**
+	 * Tells which beans a rule's {@code bean:<name>} key may name: those of the key-resolver type of the
+	 * web stack that applies the rule.
+	 */
+	public interface KeyResolvers {
+
+		/**
+		 * Returns whether a key-resolver bean has this name.
+		 * @param name the bean name
+		 * @return {@code true} when there is such a bean
+		 */
+		boolean exists(String name);
+
+		/**
+		 * Returns the key-resolver type's name, for messages.
+		 * @return the name of the type
+		 */
+		String type();
+
+	}
+
+	/**
 	 * One limit of a rule as configured, before it is checked.
 	 *
 	 * @param prefix how the limit's attributes are named in messages: empty for the short form
@@ -326,34 +313,26 @@ public final class RateLimitRuleFactory {
 	public record LimitDefinition(String prefix, @Nullable Long limit, @Nullable Duration window,
 			@Nullable Long burst) {
 
-		RateLimit toRateLimit(String rule, Algorithm algorithm) {
+		RateLimit toRateLimit(String rule) {
 			if (this.limit == null) {
 				throw new InvalidRateLimitRuleException(rule, this.prefix + "limit", null,
 						"set it to the permits per window, at least 1");
-			}
-			if (this.limit < 1 || this.limit > RateLimit.MAX_LIMIT) {
-				throw new InvalidRateLimitRuleException(rule, this.prefix + "limit", this.limit, "it must be from 1 to 2^53");
 			}
 			if (this.window == null) {
 				throw new InvalidRateLimitRuleException(rule, this.prefix + "window", null,
 						"set it to the window length, for example 1m");
 			}
-			if (this.window.compareTo(RateLimit.MIN_WINDOW) < 0) {
-				throw new InvalidRateLimitRuleException(rule, this.prefix + "window", format(this.window),
-						"it must be at least 1ms");
+			try {
+				return new RateLimit(this.limit, this.window, (this.burst != null) ? this.burst : this.limit);
 			}
-			if (this.burst == null) {
-				return RateLimit.of(this.limit, this.window);
+			catch (InvalidRateLimitException ex) {
+				Object value = switch (ex.getArgument()) {
+					case "window" -> format(this.window);
+					case "burst" -> this.burst;
+					default -> this.limit;
+				};
+				throw new InvalidRateLimitRuleException(rule, this.prefix + ex.getArgument(), value, ex.getMessage());
 			}
-			if (!algorithm.acceptsBurst()) {
-				throw new InvalidRateLimitRuleException(rule, this.prefix + "burst", this.burst,
-						"burst applies to token-bucket and gcra only; remove it or change the algorithm (now "
-								+ algorithmName(algorithm) + ")");
-			}
-			if (this.burst < 1 || this.burst > RateLimit.MAX_LIMIT) {
-				throw new InvalidRateLimitRuleException(rule, this.prefix + "burst", this.burst, "it must be from 1 to 2^53");
-			}
-			return RateLimit.of(this.limit, this.window).withBurst(this.burst);
 		}
 
 	}

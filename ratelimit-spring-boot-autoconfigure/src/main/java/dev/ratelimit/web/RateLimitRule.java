@@ -1,4 +1,4 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web;
 
 import java.util.List;
 import java.util.Set;
@@ -22,7 +22,6 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param limits the limits, charged all or nothing; one in the short form
  * @param algorithm the algorithm
  * @param key the key as configured, for example {@code header:X-Api-Key}
- * @param keyResolver resolves the key of a request
  * @param cost permits one request takes
  * @param source where the rule is defined, for messages: {@code ratelimit.rules.<name>} or the
  * annotated element
@@ -30,7 +29,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * request is refused
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
-		Algorithm algorithm, String key, RateLimitKeyResolver keyResolver, long cost, String source, boolean shadow) {
+		Algorithm algorithm, String key, long cost, String source, boolean shadow) {
 
 	/**
 	 * Returns whether the rule applies to a request of this path and method.
@@ -74,7 +73,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 				text.append(" (burst ").append(limit.burst()).append(')');
 			}
 		}
-		text.append(", ").append(RateLimitRuleFactory.algorithmName(this.algorithm)).append(", on ");
+		text.append(", ").append(this.algorithm.id()).append(", on ");
 		if (this.paths.isEmpty()) {
 			text.append(this.source);
 		}
@@ -93,6 +92,16 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	public String keyKind() {
 		int colon = this.key.indexOf(':');
 		return (colon < 0) ? this.key : this.key.substring(0, colon);
+	}
+
+	/**
+	 * Returns what the key names, the part of {@link #key()} after the {@code :}: a header, a parameter
+	 * or a bean.
+	 * @return the name, or {@code null} for {@code ip} and {@code principal}
+	 */
+	public @Nullable String keyArgument() {
+		int colon = this.key.indexOf(':');
+		return (colon < 0) ? null : this.key.substring(colon + 1).strip();
 	}
 
 	/**

@@ -1,36 +1,28 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
-import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Finds a request's client address: {@link HttpServletRequest#getRemoteAddr()}, unless that address
+ * Finds a request's client address: the address of the connection's peer, unless that address
  * is a trusted proxy, in which case the right-most address of the forwarding header the proxies
  * write ({@code X-Forwarded-For} or {@code Forwarded}, one of them only) that is not itself a trusted
  * proxy. A client outside the trusted proxies can never choose its address by sending these headers;
  * what stands left of the first untrusted hop is the client's own text and is never read, and a
  * malformed hop among the trusted ones falls back to the remote address.
  */
-public final class ClientAddressResolver implements RateLimitKeyResolver {
+public final class ClientAddressResolver {
 
 	private static final int MAX_TRUSTED_HOPS = 32;
 
 	private final List<CidrBlock> trustedProxies;
 
 	private final ForwardedHeader header;
-
-	/**
-	 * Creates a resolver that reads {@code X-Forwarded-For} from trusted proxies.
-	 * @param trustedProxies the proxies whose forwarding header is believed
-	 */
-	public ClientAddressResolver(List<CidrBlock> trustedProxies) {
-		this(trustedProxies, ForwardedHeader.X_FORWARDED_FOR);
-	}
 
 	/**
 	 * Creates a resolver.
@@ -42,18 +34,13 @@ public final class ClientAddressResolver implements RateLimitKeyResolver {
 		this.header = header;
 	}
 
-	@Override
-	public String resolveKey(HttpServletRequest request) {
-		return resolve(request);
-	}
-
 	/**
-	 * Returns the client address of the request, in its canonical text form.
-	 * @param request the request
+	 * Returns the client address of a request, in its canonical text form.
+	 * @param remote the address of the connection's peer, as the server gives it
+	 * @param headers every value of a request header by name, empty when absent
 	 * @return the address
 	 */
-	public String resolve(HttpServletRequest request) {
-		String remote = request.getRemoteAddr();
+	public String resolve(@Nullable String remote, Function<String, List<String>> headers) {
 		InetAddress remoteAddress = CidrBlock.parseAddress(remote);
 		if (remoteAddress == null) {
 			return (remote != null) ? remote : "unknown";
@@ -61,8 +48,8 @@ public final class ClientAddressResolver implements RateLimitKeyResolver {
 		if (!isTrusted(remoteAddress)) {
 			return remoteAddress.getHostAddress();
 		}
-		List<String> hops = (this.header == ForwardedHeader.FORWARDED) ? forwardedHops(request)
-				: headerItems(request, "X-Forwarded-For");
+		List<String> hops = (this.header == ForwardedHeader.FORWARDED) ? forwardedHops(headers)
+				: headerItems(headers, "X-Forwarded-For");
 		InetAddress client = remoteAddress;
 		for (int i = hops.size() - 1, walked = 0; i >= 0; i--, walked++) {
 			InetAddress hop = CidrBlock.parseAddress(stripPort(hops.get(i)));
@@ -86,9 +73,9 @@ public final class ClientAddressResolver implements RateLimitKeyResolver {
 		return false;
 	}
 
-	private static List<String> forwardedHops(HttpServletRequest request) {
+	private static List<String> forwardedHops(Function<String, List<String>> headers) {
 		List<String> hops = new ArrayList<>();
-		for (String element : headerItems(request, "Forwarded")) {
+		for (String element : headerItems(headers, "Forwarded")) {
 			String forValue = "";
 			for (String pair : element.split(";")) {
 				int eq = pair.indexOf('=');
@@ -102,11 +89,10 @@ public final class ClientAddressResolver implements RateLimitKeyResolver {
 		return hops;
 	}
 
-	private static List<String> headerItems(HttpServletRequest request, String name) {
-		Enumeration<String> values = request.getHeaders(name);
+	private static List<String> headerItems(Function<String, List<String>> headers, String name) {
 		List<String> items = new ArrayList<>();
-		while (values != null && values.hasMoreElements()) {
-			for (String item : values.nextElement().split(",")) {
+		for (String value : headers.apply(name)) {
+			for (String item : value.split(",")) {
 				items.add(item.strip());
 			}
 		}

@@ -1,4 +1,4 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;

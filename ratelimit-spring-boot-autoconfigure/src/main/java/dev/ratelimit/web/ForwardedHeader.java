@@ -1,4 +1,4 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web;
 
 /**
  * The header through which the trusted proxies pass on the client address.

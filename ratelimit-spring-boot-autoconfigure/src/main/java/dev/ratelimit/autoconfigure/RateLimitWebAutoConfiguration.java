@@ -1,0 +1,134 @@
+package dev.ratelimit.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.LocalRateLimiter;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.ProblemDetailRejectionHandler;
+import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitObserver;
+import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.servlet.RateLimitKeyResolver;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Registers what every web stack shares: the {@link RateLimitRules} of {@code ratelimit.rules.*} and of
+ * {@link dev.ratelimit.RateLimited} handlers with the limiter of each algorithm, the
+ * {@link RateLimitEnforcer} that decides requests and applies the failure mode, the rate-limit headers,
+ * the client-address resolver and the {@link RateLimitRejectionHandler}.
+ */
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class })
+@ConditionalOnWebApplication(type = Type.SERVLET)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitWebAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClientAddressResolver rateLimitClientAddressResolver(RateLimitProperties properties) {
+		List<CidrBlock> blocks = new ArrayList<>();
+		List<String> proxies = properties.getTrustedProxies();
+		for (int i = 0; i < proxies.size(); i++) {
+			blocks.add(PropertyErrors.check("ratelimit.trusted-proxies[" + i + "]", proxies.get(i), CidrBlock::parse));
+		}
+		return new ClientAddressResolver(blocks, properties.getForwardedHeader());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
+		return new RateLimitHeaders(properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRejectionHandler rateLimitRejectionHandler() {
+		return new ProblemDetailRejectionHandler();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
+			ConfigurableListableBeanFactory beanFactory) {
+		RateLimitRuleFactory factory = new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
+				new BeanKeyResolvers(beanFactory, RateLimitKeyResolver.class), properties.isShadow());
+		try {
+			return new RateLimitRules(PropertyRules.of(properties, factory), factory, limiters(limiters, beanFactory));
+		}
+		catch (InvalidRateLimitRuleException ex) {
+			throw PropertyRules.invalidProperty(ex);
+		}
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEnforcer rateLimitEnforcer(RateLimitRules rules, RateLimitProperties properties,
+			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers) {
+		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
+				RateLimitObserver.composite(observers.orderedStream().toList()));
+	}
+
+	/**
+	 * Returns the limiter of each algorithm: a {@link RateLimiter} bean the application declares always
+	 * replaces the starter's for its algorithm, whatever the order of the beans.
+	 */
+	static Map<Algorithm, RateLimiter> limiters(ObjectProvider<RateLimiter> limiters,
+			ConfigurableListableBeanFactory beanFactory) {
+		Set<Object> starters = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (String name : beanFactory.getBeanNamesForType(RateLimiter.class)) {
+			if (RateLimitAutoConfiguration.class.getName()
+				.equals(beanFactory.getMergedBeanDefinition(name).getFactoryBeanName())) {
+				starters.add(beanFactory.getBean(name));
+			}
+		}
+		Map<Algorithm, RateLimiter> chosen = new EnumMap<>(Algorithm.class);
+		Map<Algorithm, RateLimiter> fromStarter = new EnumMap<>(Algorithm.class);
+		limiters.orderedStream()
+			.filter((limiter) -> !(limiter instanceof LocalRateLimiter))
+			.forEach((limiter) -> (starters.contains(limiter) ? fromStarter : chosen).putIfAbsent(limiter.algorithm(),
+					limiter));
+		fromStarter.forEach(chosen::putIfAbsent);
+		return chosen;
+	}
+
+	/**
+	 * The key-resolver beans of one web stack's type.
+	 */
+	record BeanKeyResolvers(ConfigurableListableBeanFactory beanFactory, Class<?> resolverType)
+			implements RateLimitRuleFactory.KeyResolvers {
+
+		@Override
+		public boolean exists(String name) {
+			return this.beanFactory.containsBean(name) && this.beanFactory.isTypeMatch(name, this.resolverType);
+		}
+
+		@Override
+		public String type() {
+			return this.resolverType.getName();
+		}
+
+	}
+
+}

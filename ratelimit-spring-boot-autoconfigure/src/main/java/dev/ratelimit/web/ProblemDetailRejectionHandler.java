@@ -1,0 +1,67 @@
+package dev.ratelimit.web;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+
+/**
+ * The default {@link RateLimitRejectionHandler}: an RFC 9457 {@link ProblemDetail}, with the violated
+ * policies' names as the {@code violatedPolicies} property, sent as {@code application/problem+json}.
+ */
+public final class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
+
+	private static final URI ABOUT_BLANK = URI.create("about:blank");
+
+	@Override
+	public ResponseEntity<ProblemDetail> handle(RateLimitRejection rejection) {
+		ProblemDetail problem;
+		if (rejection.unavailable()) {
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+					"The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.");
+		}
+		else {
+			List<String> descriptions = new ArrayList<>();
+			List<String> names = new ArrayList<>();
+			for (AppliedLimit limit : rejection.violated()) {
+				descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per "
+						+ describe(limit.limit().window()));
+				names.add(limit.policy());
+			}
+			long retryAfter = rejection.retryAfterSeconds();
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
+					((names.size() == 1) ? "Rate limit " : "Rate limits ") + String.join(" and ", descriptions)
+							+ " exceeded; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds."));
+			problem.setProperty("violatedPolicies", names);
+		}
+		// RFC 9457's default type, named as clients of the first release read it
+		problem.setType(ABOUT_BLANK);
+		try {
+			problem.setInstance(URI.create(rejection.path()));
+		}
+		catch (IllegalArgumentException ex) {
+			// a path that is no URI reference names no instance
+		}
+		return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+	}
+
+	private static String describe(Duration window) {
+		if (window.toMillis() % 1000 != 0) {
+			return window.toMillis() + "ms";
+		}
+		long seconds = window.getSeconds();
+		if (seconds % 3600 == 0) {
+			return (seconds == 3600) ? "hour" : (seconds / 3600) + " hours";
+		}
+		if (seconds % 60 == 0) {
+			return (seconds == 60) ? "minute" : (seconds / 60) + " minutes";
+		}
+		return (seconds == 1) ? "second" : seconds + " seconds";
+	}
+
+}

@@ -1,0 +1,23 @@
+package dev.ratelimit.web;
+
+import java.util.List;
+
+/**
+ * What the rules decided for one request.
+ *
+ * @param applied every limit applied, with its decision, in order: the rate-limit headers announce them
+ * @param violated the limits that refused the request; not empty when it is to be refused with 429
+ * @param unavailable whether no decision could be reached and the failure mode refuses the request
+ * ({@code fail-closed})
+ */
+public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable) {
+
+	/**
+	 * Returns whether the request may go on to its handler.
+	 * @return {@code true} when no limit refused it and no failure refused it
+	 */
+	public boolean allowed() {
+		return this.violated.isEmpty() && !this.unavailable;
+	}
+
+}
