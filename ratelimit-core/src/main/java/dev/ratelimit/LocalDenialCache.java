@@ -11,6 +11,8 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.Assert;
+
 /**
  * Remembers rejections so that a key refused by Redis is refused again locally, without a Redis call,
  * until the earliest instant it could be granted. A rejection stays certain until then: other callers
@@ -47,9 +49,7 @@ public final class LocalDenialCache {
 	 * @param nanoTime the clock, in nanoseconds
 	 */
 	public LocalDenialCache(int maxKeys, LongSupplier nanoTime) {
-		if (maxKeys < 1) {
-			throw new IllegalArgumentException("maxKeys must be at least 1, but was " + maxKeys);
-		}
+		Assert.isTrue(maxKeys >= 1, () -> "maxKeys must be at least 1, but was " + maxKeys);
 		this.maxKeys = maxKeys;
 		this.nanoTime = nanoTime;
 	}

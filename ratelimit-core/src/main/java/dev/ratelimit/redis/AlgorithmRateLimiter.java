@@ -1,5 +1,7 @@
 package dev.ratelimit.redis;
 
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import dev.ratelimit.Algorithm;
@@ -43,6 +45,23 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 	@Override
 	public final Algorithm algorithm() {
 		return this.limiter.algorithm();
+	}
+
+	/**
+	 * Takes one permit for a client of the seed's {@code isAllowed} methods.
+	 * @param clientId whose budget is charged
+	 * @param limit permits per window
+	 * @param windowArgument the window argument's name, for errors
+	 * @param window the window length in {@code unit}, at least 1
+	 * @param unit the unit of the window
+	 * @return whether the permit was granted
+	 */
+	final boolean seedDecision(String clientId, int limit, String windowArgument, int window, ChronoUnit unit) {
+		Assert.notNull(clientId, "clientId must not be null");
+		if (window < 1) {
+			throw new IllegalArgumentException(windowArgument + " must be at least 1, but was " + window);
+		}
+		return tryAcquire(clientId, RateLimit.of(limit, Duration.of(window, unit))).allowed();
 	}
 
 	/**

@@ -1,15 +1,13 @@
 package dev.ratelimit.redis;
 
 import java.time.Clock;
-import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.RateLimit;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.util.Assert;
 
 /**
  * Fixed-window rate limiter: a key's window opens with its first permit and lasts the window length;
@@ -54,11 +52,7 @@ public final class FixedWindowRateLimiter extends AlgorithmRateLimiter {
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
 	public boolean isAllowed(String clientId, int limit, int windowSeconds) {
-		Assert.notNull(clientId, "clientId must not be null");
-		if (windowSeconds < 1) {
-			throw new IllegalArgumentException("windowSeconds must be at least 1, but was " + windowSeconds);
-		}
-		return tryAcquire(clientId, RateLimit.of(limit, Duration.ofSeconds(windowSeconds))).allowed();
+		return seedDecision(clientId, limit, "windowSeconds", windowSeconds, ChronoUnit.SECONDS);
 	}
 
 }

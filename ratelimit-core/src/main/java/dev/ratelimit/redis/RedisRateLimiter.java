@@ -1,9 +1,6 @@
 package dev.ratelimit.redis;
 
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -165,7 +162,7 @@ public final class RedisRateLimiter implements RateLimiter {
 			this.denialCache.forget(this.keys.denialPrefix(key));
 		}
 		try {
-			return number(this.runner.run(RedisScripts.RESET, this.keys.forLimits(key, limits), List.of()), 0);
+			return RedisScripts.number(this.runner.run(RedisScripts.RESET, this.keys.forLimits(key, limits), List.of()), 0);
 		}
 		catch (RuntimeException ex) {
 			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
@@ -189,20 +186,9 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	private List<RateLimitDecision> run(String key, List<RateLimit> limits, long permits) {
-		List<?> reply = this.runner.run(this.scripts.script(), this.keys.forLimits(key, limits), args(limits, permits));
-		return decisions(reply, limits);
-	}
-
-	private List<String> args(List<RateLimit> limits, long permits) {
-		List<String> args = new ArrayList<>(2 + 3 * limits.size());
-		args.add((this.clock != null) ? Long.toString(micros(this.clock.instant())) : "");
-		args.add(Long.toString(permits));
-		for (RateLimit limit : limits) {
-			args.add(Long.toString(limit.limit()));
-			args.add(Long.toString(limit.windowMicros()));
-			args.add(Long.toString(limit.burst()));
-		}
-		return args;
+		List<?> reply = this.runner.run(this.scripts.script(), this.keys.forLimits(key, limits),
+				RedisScripts.args(this.clock, limits, permits));
+		return RedisScripts.decisions(reply, limits);
 	}
 
 	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,
@@ -212,31 +198,6 @@ public final class RedisRateLimiter implements RateLimiter {
 		}
 		throw new RateLimiterUnavailableException((cause != null) ? "Redis could not decide: " + cause
 				: "Redis is not called while its circuit breaker is open", cause);
-	}
-
-	private static List<RateLimitDecision> decisions(@Nullable List<?> reply, List<RateLimit> limits) {
-		if (reply == null || reply.size() != 4 * limits.size()) {
-			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
-		}
-		List<RateLimitDecision> decisions = new ArrayList<>(limits.size());
-		for (int i = 0; i < limits.size(); i++) {
-			long limit = limits.get(i).limit();
-			boolean admits = number(reply, 4 * i) == 1;
-			long remaining = number(reply, 4 * i + 1);
-			Duration retryAfter = Duration.ofNanos(number(reply, 4 * i + 2) * 1000);
-			Duration resetAfter = Duration.ofNanos(number(reply, 4 * i + 3) * 1000);
-			decisions.add(admits ? RateLimitDecision.allowed(limit, remaining, resetAfter)
-					: RateLimitDecision.rejected(limit, remaining, retryAfter, resetAfter));
-		}
-		return decisions;
-	}
-
-	private static long number(List<?> reply, int index) {
-		return ((Number) reply.get(index)).longValue();
-	}
-
-	private static long micros(Instant instant) {
-		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
 	}
 
 	/**

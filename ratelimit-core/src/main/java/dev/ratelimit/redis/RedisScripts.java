@@ -4,17 +4,25 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * What differs between the algorithms on Redis, in one table: each one's Lua script and the segment
- * that names it in keys. Scripts are read once from
+ * that names it in keys; and what every script is sent and answers. Scripts are read once from
  * {@code META-INF/ratelimit/scripts/<name>.lua}, each after the shared {@code prelude.lua}, and run
  * with {@code EVALSHA}.
  */
@@ -72,6 +80,50 @@ final class RedisScripts {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read Lua script " + location, ex);
 		}
+	}
+
+	/**
+	 * Returns the arguments of a call: now (or "" for the server's time), the permits, then limit,
+	 * window in µs and burst of every limit.
+	 */
+	static List<String> args(@Nullable Clock clock, List<RateLimit> limits, long permits) {
+		List<String> args = new ArrayList<>(2 + 3 * limits.size());
+		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
+		args.add(Long.toString(permits));
+		for (RateLimit limit : limits) {
+			args.add(Long.toString(limit.limit()));
+			args.add(Long.toString(limit.windowMicros()));
+			args.add(Long.toString(limit.burst()));
+		}
+		return args;
+	}
+
+	/**
+	 * Reads a script's reply, four numbers per limit, into decisions.
+	 */
+	static List<RateLimitDecision> decisions(@Nullable List<?> reply, List<RateLimit> limits) {
+		if (reply == null || reply.size() != 4 * limits.size()) {
+			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
+		}
+		List<RateLimitDecision> decisions = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			long limit = limits.get(i).limit();
+			boolean admits = number(reply, 4 * i) == 1;
+			long remaining = number(reply, 4 * i + 1);
+			Duration retryAfter = Duration.ofNanos(number(reply, 4 * i + 2) * 1000);
+			Duration resetAfter = Duration.ofNanos(number(reply, 4 * i + 3) * 1000);
+			decisions.add(admits ? RateLimitDecision.allowed(limit, remaining, resetAfter)
+					: RateLimitDecision.rejected(limit, remaining, retryAfter, resetAfter));
+		}
+		return decisions;
+	}
+
+	static long number(List<?> reply, int index) {
+		return ((Number) reply.get(index)).longValue();
+	}
+
+	private static long micros(Instant instant) {
+		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
 	}
 
 }

@@ -1,15 +1,13 @@
 package dev.ratelimit.redis;
 
 import java.time.Clock;
-import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.RateLimit;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.util.Assert;
 
 /**
  * Sliding-window-log rate limiter: every permit is recorded with its time in a sorted set,
@@ -54,11 +52,7 @@ public final class SlidingWindowRateLimiter extends AlgorithmRateLimiter {
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
 	public boolean isAllowed(String clientId, int limit, int windowMs) {
-		Assert.notNull(clientId, "clientId must not be null");
-		if (windowMs < 1) {
-			throw new IllegalArgumentException("windowMs must be at least 1, but was " + windowMs);
-		}
-		return tryAcquire(clientId, RateLimit.of(limit, Duration.ofMillis(windowMs))).allowed();
+		return seedDecision(clientId, limit, "windowMs", windowMs, ChronoUnit.MILLIS);
 	}
 
 }

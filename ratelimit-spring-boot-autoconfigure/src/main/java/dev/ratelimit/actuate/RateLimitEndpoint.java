@@ -79,10 +79,10 @@ public class RateLimitEndpoint {
 	@ReadOperation
 	public @Nullable KeyDescriptor key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
 		RateLimitRule found = this.rules.find(rule);
-		if (found == null) {
+		String value = (found != null) ? value(found, key) : null;
+		if (found == null || value == null) {
 			return null;
 		}
-		String value = value(found, key);
 		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(found.budgetId(value, value),
 				found.limits());
 		List<KeyLimitDescriptor> limits = new ArrayList<>();
@@ -103,12 +103,10 @@ public class RateLimitEndpoint {
 	@DeleteOperation
 	public @Nullable ResetDescriptor reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
 		RateLimitRule found = this.rules.find(rule);
-		if (found == null) {
-			return null;
-		}
-		String value = value(found, key);
-		long deleted = this.rules.limiter(found).reset(found.budgetId(value, value), found.limits());
-		return new ResetDescriptor(found.name(), value, true, deleted);
+		String value = (found != null) ? value(found, key) : null;
+		return (found == null || value == null) ? null
+				: new ResetDescriptor(found.name(), value, true,
+						this.rules.limiter(found).reset(found.budgetId(value, value), found.limits()));
 	}
 
 	/**

@@ -7,7 +7,7 @@ import java.util.Map;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.RateLimitRuleFactory.LimitDefinition;
+import dev.ratelimit.web.LimitDefinition;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 

@@ -14,6 +14,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.KeyResolvers;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
@@ -117,7 +118,7 @@ public final class RateLimitWebAutoConfiguration {
 	 * The key-resolver beans of one web stack's type.
 	 */
 	record BeanKeyResolvers(ConfigurableListableBeanFactory beanFactory, Class<?> resolverType)
-			implements RateLimitRuleFactory.KeyResolvers {
+			implements KeyResolvers {
 
 		@Override
 		public boolean exists(String name) {
