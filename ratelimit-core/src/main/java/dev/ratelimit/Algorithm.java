@@ -85,7 +85,8 @@ public enum Algorithm {
 						+ "of its own, but " + limit.windowLabel() + " appears twice");
 			}
 			if (exceedsExactRange(limit)) {
-				throw new InvalidRateLimitException("limit", i, "(or burst) × window in µs must stay below 2^53 for "
+				throw new InvalidRateLimitException((limit.limit() >= limit.burst()) ? "limit" : "burst", i,
+						"(or burst) × window in µs must stay below 2^53 for "
 						+ "exact arithmetic, but " + Math.max(limit.limit(), limit.burst()) + " per " + limit.windowLabel()
 						+ " exceeds it; use a shorter window with a proportional limit, or the fixed window or the "
 						+ "sliding log, which do not multiply them");

@@ -20,6 +20,12 @@ public record RateLimit(long limit, Duration window, long burst) {
 	public static final Duration MIN_WINDOW = Duration.ofMillis(1);
 
 	/**
+	 * The longest window a limiter accepts, 36,500 days: the scripts add it to the time in µs since the
+	 * epoch, exact in doubles only below 2^53.
+	 */
+	public static final Duration MAX_WINDOW = Duration.ofDays(36_500);
+
+	/**
 	 * Creates a limit, checking its arguments.
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
@@ -32,12 +38,16 @@ public record RateLimit(long limit, Duration window, long burst) {
 		if (window.compareTo(MIN_WINDOW) < 0) {
 			throw new InvalidRateLimitException("window", -1, "must be at least 1ms, but was " + label(window));
 		}
+		if (window.compareTo(MAX_WINDOW) > 0) {
+			throw new InvalidRateLimitException("window", -1, "must be at most 36500d (about a century), but was "
+					+ label(window) + "; for quotas that long, count in a coarser window");
+		}
 	}
 
 	/**
 	 * Creates a limit whose burst is the limit.
 	 * @param limit how many permits the window holds, from 1 to 2^53
-	 * @param window the length of the window, at least one millisecond
+	 * @param window the length of the window, from one millisecond to 36,500 days
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
 	public RateLimit(long limit, Duration window) {
@@ -47,7 +57,7 @@ public record RateLimit(long limit, Duration window, long burst) {
 	/**
 	 * Returns a limit of {@code limit} permits per {@code window}.
 	 * @param limit how many permits the window holds, from 1 to 2^53
-	 * @param window the length of the window, at least one millisecond
+	 * @param window the length of the window, from one millisecond to 36,500 days
 	 * @return the limit
 	 * @throws IllegalArgumentException when an argument is out of range
 	 */
@@ -83,6 +93,10 @@ public record RateLimit(long limit, Duration window, long burst) {
 	public static String label(Duration duration) {
 		if (duration.isZero()) {
 			return "0s";
+		}
+		if (Math.abs(duration.getSeconds()) > MAX_WINDOW.getSeconds() * 1000) {
+			// far beyond any window: whole seconds, without the arithmetic that would overflow
+			return duration.getSeconds() + "s";
 		}
 		long micros = duration.toNanos() / 1000;
 		if (micros % 1000 != 0) {

@@ -47,7 +47,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	private volatile boolean running;
 
 	/**
-	 * Creates a runner; it connects when started, or on its first call.
+	 * Creates a runner; it connects when started, or on its first call. Outside an application context,
+	 * call {@link #start()} so that the first decisions need not wait for the connection.
 	 * @param connectionFactory the application's Lettuce connection factory
 	 * @param timeout how long a script may take, connecting included; positive
 	 */
@@ -82,7 +83,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	 */
 	@Override
 	public int getPhase() {
-		return SmartLifecycle.DEFAULT_PHASE - 2048;
+		return SmartLifecycle.DEFAULT_PHASE - 4096;
 	}
 
 	/**
@@ -207,8 +208,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	public void close() {
 		CompletableFuture<Connected> current = this.connection;
 		this.connection = null;
-		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
-			current.join().connection().close();
+		if (current != null) {
+			// one still being opened is closed as soon as it is
+			current.thenAccept((connected) -> connected.connection().close());
 		}
 	}
 

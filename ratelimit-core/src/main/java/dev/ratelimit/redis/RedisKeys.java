@@ -64,7 +64,8 @@ public final class RedisKeys {
 
 	/**
 	 * Returns the local denial cache's key of {@code id} under {@code limits}: it starts with
-	 * {@link #denialPrefix(String)} and names every limit.
+	 * {@link #denialPrefix(String)} and names every limit. Bounded like the Redis key: a 10 KB id costs
+	 * the cache no more than a short one.
 	 */
 	String denial(String id, List<RateLimit> limits) {
 		StringBuilder builder = new StringBuilder(denialPrefix(id));
@@ -79,18 +80,19 @@ public final class RedisKeys {
 	 * Returns what the denial cache keys of {@code id} under any limits start with.
 	 */
 	String denialPrefix(String id) {
-		return this.prefix + ":" + this.kind + "\u0000" + id + "\u0000";
+		return this.prefix + ":" + this.kind + "\u0000" + segment(id) + "\u0000";
 	}
 
 	/**
 	 * Returns the key under which an in-memory limiter decides for {@code id} under an algorithm while
-	 * Redis cannot: the same key whether a limiter's fallback or the web layer's failure mode decides.
+	 * Redis cannot: the same key whether a limiter's fallback or the web layer's failure mode decides, and
+	 * bounded like the Redis key, so that in-memory state costs the same for a long id as for a short one.
 	 * @param algorithm the algorithm
 	 * @param id the caller's key
 	 * @return the key
 	 */
 	public static String fallback(Algorithm algorithm, String id) {
-		return RedisScripts.of(algorithm).keySegment() + ":" + id;
+		return RedisScripts.of(algorithm).keySegment() + ":" + segment(id);
 	}
 
 	/**

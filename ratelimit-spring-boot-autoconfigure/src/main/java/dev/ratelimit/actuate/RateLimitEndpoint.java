@@ -74,49 +74,90 @@ public class RateLimitEndpoint {
 	 * Returns a key's state under a rule without charging it.
 	 * @param rule the rule's name
 	 * @param key the value the rule's key resolves to
+	 * @param clientAddress whether the key is a client address whose budget a {@code header:},
+	 * {@code param:}, {@code principal} or {@code bean:} rule charges requests without the key's value
+	 * to
 	 * @return the state per limit, or {@code null} (404) when no rule has that name
 	 */
 	@ReadOperation
-	public @Nullable KeyDescriptor key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
-		RateLimitRule found = this.rules.find(rule);
-		String value = (found != null) ? value(found, key) : null;
-		if (found == null || value == null) {
+	public @Nullable KeyDescriptor key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
+			@Nullable Boolean clientAddress) {
+		return state(rule, String.join("/", key), clientAddress);
+	}
+
+	/**
+	 * Returns a key's state under a rule without charging it, the key given as a query parameter: any
+	 * key, empty path segments and all ({@code ?key=team//alpha}).
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to
+	 * @param clientAddress whether the key is a client address a rule with another key charges requests
+	 * without the key's value to
+	 * @return the state per limit, or {@code null} (404) when no rule has that name
+	 */
+	@ReadOperation
+	public @Nullable KeyDescriptor state(@Selector String rule, String key, @Nullable Boolean clientAddress) {
+		Target target = target(rule, key, Boolean.TRUE.equals(clientAddress));
+		if (target == null) {
 			return null;
 		}
-		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(found.budgetId(value, value),
-				found.limits());
+		RateLimitRule found = target.rule();
+		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(target.budgetId(), found.limits());
 		List<KeyLimitDescriptor> limits = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
 			limits.add(new KeyLimitDescriptor(found.policyName(i), decision.limit(), decision.remaining(),
 					decision.allowed(), decision.retryAfterSeconds(), decision.resetAfterSeconds()));
 		}
-		return new KeyDescriptor(found.name(), value, limits);
+		return new KeyDescriptor(found.name(), target.key(), limits);
 	}
 
 	/**
 	 * Puts a key back to full under a rule.
 	 * @param rule the rule's name
 	 * @param key the value the rule's key resolves to
+	 * @param clientAddress whether the key is a client address whose budget a rule with another key
+	 * charges requests without the key's value to
 	 * @return what was reset, or {@code null} (404) when no rule has that name
 	 */
 	@DeleteOperation
-	public @Nullable ResetDescriptor reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key) {
-		RateLimitRule found = this.rules.find(rule);
-		String value = (found != null) ? value(found, key) : null;
-		return (found == null || value == null) ? null
-				: new ResetDescriptor(found.name(), value, true,
-						this.rules.limiter(found).reset(found.budgetId(value, value), found.limits()));
+	public @Nullable ResetDescriptor reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
+			@Nullable Boolean clientAddress) {
+		return resetKey(rule, String.join("/", key), clientAddress);
 	}
 
 	/**
-	 * Returns the key as the rule stores it: the rest of the path (a key may hold slashes), and for an
-	 * {@code ip} rule the address in the form requests are charged under ({@code 2001:db8::1} becomes
-	 * {@code 2001:db8:0:0:0:0:0:1}).
+	 * Puts a key back to full under a rule, the key given as a query parameter ({@code ?key=team//alpha}).
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to
+	 * @param clientAddress whether the key is a client address a rule with another key charges requests
+	 * without the key's value to
+	 * @return what was reset, or {@code null} (404) when no rule has that name
 	 */
-	private static String value(RateLimitRule rule, String[] segments) {
-		String value = String.join("/", segments);
-		if (rule.keyKind().equals("ip")) {
+	@DeleteOperation
+	public @Nullable ResetDescriptor resetKey(@Selector String rule, String key, @Nullable Boolean clientAddress) {
+		Target target = target(rule, key, Boolean.TRUE.equals(clientAddress));
+		return (target != null) ? new ResetDescriptor(rule, target.key(), true,
+				this.rules.limiter(target.rule()).reset(target.budgetId(), target.rule().limits())) : null;
+	}
+
+	private @Nullable Target target(String name, String key, boolean clientAddress) {
+		RateLimitRule rule = this.rules.find(name);
+		if (rule == null) {
+			return null;
+		}
+		String value = value(rule.keyKind().equals("ip") || clientAddress, key);
+		return new Target(rule, value, clientAddress ? rule.budgetId(null, value) : rule.budgetId(value, value));
+	}
+
+	private record Target(RateLimitRule rule, String key, String budgetId) {
+	}
+
+	/**
+	 * Returns the key as the rule stores it: for an address the form requests are charged under
+	 * ({@code 2001:db8::1} becomes {@code 2001:db8:0:0:0:0:0:1}).
+	 */
+	private static String value(boolean isAddress, String value) {
+		if (isAddress) {
 			InetAddress address = CidrBlock.parseAddress(value);
 			if (address != null) {
 				return address.getHostAddress();

@@ -44,7 +44,7 @@ final class PropertyRules {
 		}
 		try {
 			return factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(), rule.getKey(),
-					rule.getCost(), rule.getShadow());
+					rule.getMissingKey(), rule.getCost(), rule.getShadow());
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

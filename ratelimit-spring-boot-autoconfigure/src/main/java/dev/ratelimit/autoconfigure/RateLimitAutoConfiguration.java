@@ -107,6 +107,7 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	Limiters rateLimitLimiterParts(RedisScriptRunner runner, CircuitBreaker circuitBreaker,
 			ObjectProvider<LocalDenialCache> denialCache, ObjectProvider<LocalRateLimiter> fallback,
 			RateLimitProperties properties) {
@@ -122,13 +123,28 @@ public final class RateLimitAutoConfiguration {
 	record Limiters(RedisScriptRunner runner, String keyPrefix, CircuitBreaker circuitBreaker,
 			@Nullable LocalDenialCache denialCache, @Nullable LocalRateLimiter fallback) {
 
+		/**
+		 * Builds the limiter of a bean that applications call directly: in the {@code local} failure mode it
+		 * decides in memory while Redis cannot.
+		 */
 		RedisRateLimiter build(Algorithm algorithm) {
+			return builder(algorithm).fallback(this.fallback).build();
+		}
+
+		/**
+		 * Builds the limiter that decides rules: without a fallback, since the
+		 * {@link dev.ratelimit.web.RateLimitEnforcer} applies every failure mode itself, with the same
+		 * in-memory limiter and keys.
+		 */
+		RedisRateLimiter forRules(Algorithm algorithm) {
+			return builder(algorithm).build();
+		}
+
+		private RedisRateLimiter.Builder builder(Algorithm algorithm) {
 			return RedisRateLimiter.builder(algorithm, this.runner)
 				.keyPrefix(this.keyPrefix)
 				.circuitBreaker(this.circuitBreaker)
-				.denialCache(this.denialCache)
-				.fallback(this.fallback)
-				.build();
+				.denialCache(this.denialCache);
 		}
 
 	}
@@ -142,7 +158,7 @@ public final class RateLimitAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(RedisScriptRunner.class)
-		@ConditionalOnBean(LettuceConnectionFactory.class)
+		@ConditionalOnSingleCandidate(LettuceConnectionFactory.class)
 		LettuceScriptRunner rateLimitLettuceScriptRunner(LettuceConnectionFactory connectionFactory,
 				RateLimitProperties properties) {
 			return PropertyErrors.check("ratelimit.timeout", properties.getTimeout(),

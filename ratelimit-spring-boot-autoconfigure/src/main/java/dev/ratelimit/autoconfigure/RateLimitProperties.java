@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.web.ForwardedHeader;
+import dev.ratelimit.web.MissingKey;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -19,6 +20,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
 public class RateLimitProperties {
+
+	/**
+	 * The order of the rate-limit filter: after Spring Boot's character-encoding, forwarded-header,
+	 * observation and request-context filters (-105 and earlier), before Spring Security's filter chain
+	 * (-100).
+	 */
+	public static final int DEFAULT_FILTER_ORDER = -101;
 
 	/**
 	 * Whether rate limiting is enabled.
@@ -68,6 +76,8 @@ public class RateLimitProperties {
 	private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
 
 	private final Headers headers = new Headers();
+
+	private final Filter filter = new Filter();
 
 	/**
 	 * Rules by name; each applies to the requests its paths and methods match.
@@ -152,6 +162,10 @@ public class RateLimitProperties {
 
 	public Headers getHeaders() {
 		return this.headers;
+	}
+
+	public Filter getFilter() {
+		return this.filter;
 	}
 
 	public Map<String, Rule> getRules() {
@@ -283,6 +297,26 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * The servlet filter that applies the rules from properties.
+	 */
+	public static class Filter {
+
+		/**
+		 * Order of the filter: after Spring Boot's early filters, before Spring Security's (-100).
+		 */
+		private int order = DEFAULT_FILTER_ORDER;
+
+		public int getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+	}
+
+	/**
 	 * One named rule; its limit, window and burst are the short form for a single limit.
 	 */
 	public static class Rule extends Limit {
@@ -311,6 +345,12 @@ public class RateLimitProperties {
 		 * Whose budget a request charges: ip, header:Name, param:name, principal or bean:name.
 		 */
 		private String key = "ip";
+
+		/**
+		 * What a request without the key's value meets: charged under its client address, refused with
+		 * 400 (reject), or not limited by this rule (skip).
+		 */
+		private MissingKey missingKey = MissingKey.CLIENT_ADDRESS;
 
 		/**
 		 * Permits one request takes.
@@ -360,6 +400,14 @@ public class RateLimitProperties {
 
 		public void setKey(String key) {
 			this.key = key;
+		}
+
+		public MissingKey getMissingKey() {
+			return this.missingKey;
+		}
+
+		public void setMissingKey(MissingKey missingKey) {
+			this.missingKey = missingKey;
 		}
 
 		public long getCost() {

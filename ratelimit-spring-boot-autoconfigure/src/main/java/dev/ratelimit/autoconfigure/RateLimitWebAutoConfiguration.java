@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimiter;
@@ -72,11 +74,12 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
-			ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory) {
 		RateLimitRuleFactory factory = new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
 				new BeanKeyResolvers(beanFactory, RateLimitKeyResolver.class), properties.isShadow());
 		try {
-			return new RateLimitRules(PropertyRules.of(properties, factory), factory, limiters(limiters, beanFactory));
+			return new RateLimitRules(PropertyRules.of(properties, factory), factory,
+					limiters(limiters, starterParts.getIfAvailable(), beanFactory));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(ex);
@@ -93,24 +96,27 @@ public final class RateLimitWebAutoConfiguration {
 
 	/**
 	 * Returns the limiter of each algorithm: a {@link RateLimiter} bean the application declares always
-	 * replaces the starter's for its algorithm, whatever the order of the beans.
+	 * replaces the starter's for its algorithm, whatever the order of the beans; the starter's own
+	 * limiters decide the others, without the fallback its beans carry for direct callers.
 	 */
 	static Map<Algorithm, RateLimiter> limiters(ObjectProvider<RateLimiter> limiters,
-			ConfigurableListableBeanFactory beanFactory) {
+			RateLimitAutoConfiguration.@Nullable Limiters starterParts, ConfigurableListableBeanFactory beanFactory) {
 		Set<Object> starters = Collections.newSetFromMap(new IdentityHashMap<>());
 		for (String name : beanFactory.getBeanNamesForType(RateLimiter.class)) {
-			if (RateLimitAutoConfiguration.class.getName()
+			if (beanFactory.containsBeanDefinition(name) && RateLimitAutoConfiguration.class.getName()
 				.equals(beanFactory.getMergedBeanDefinition(name).getFactoryBeanName())) {
 				starters.add(beanFactory.getBean(name));
 			}
 		}
 		Map<Algorithm, RateLimiter> chosen = new EnumMap<>(Algorithm.class);
-		Map<Algorithm, RateLimiter> fromStarter = new EnumMap<>(Algorithm.class);
 		limiters.orderedStream()
-			.filter((limiter) -> !(limiter instanceof LocalRateLimiter))
-			.forEach((limiter) -> (starters.contains(limiter) ? fromStarter : chosen).putIfAbsent(limiter.algorithm(),
-					limiter));
-		fromStarter.forEach(chosen::putIfAbsent);
+			.filter((limiter) -> !starters.contains(limiter))
+			.forEach((limiter) -> chosen.putIfAbsent(limiter.algorithm(), limiter));
+		if (starterParts != null) {
+			for (Algorithm algorithm : Algorithm.values()) {
+				chosen.computeIfAbsent(algorithm, starterParts::forRules);
+			}
+		}
 		return chosen;
 	}
 

@@ -1,15 +1,20 @@
 package dev.ratelimit.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.List;
+
+import jakarta.servlet.DispatcherType;
 
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.servlet.RateLimitFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitResponseWriter;
+import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,16 +25,19 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.converter.HttpMessageConverters;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
- * Registers the {@link RateLimitInterceptor} in Spring MVC servlet applications: the servlet glue of
- * the shared {@link RateLimitRules}.
+ * Applies the shared {@link RateLimitRules} in servlet applications: a {@link RateLimitFilter} ahead
+ * of Spring Security for the rules from properties, and a {@link RateLimitInterceptor} in Spring MVC for
+ * the rules of annotated handlers and those keyed by {@code principal}.
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
@@ -40,11 +48,29 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitInterceptor rateLimitInterceptor(RateLimitRules rules, RateLimitEnforcer enforcer,
-			ClientAddressResolver addresses, RateLimitHeaders headers, RateLimitRejectionHandler rejections,
+	ServletRateLimitSupport rateLimitServletSupport(RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+			RateLimitHeaders headers, RateLimitRejectionHandler rejections,
 			ObjectProvider<RequestMappingHandlerAdapter> adapters, ListableBeanFactory beanFactory) {
-		return new RateLimitInterceptor(rules, enforcer, addresses, beanFactory.getBeansOfType(RateLimitKeyResolver.class),
-				headers, rejections, new RateLimitResponseWriter(() -> converters(adapters)));
+		return new ServletRateLimitSupport(enforcer, addresses,
+				(name) -> beanFactory.getBean(name, RateLimitKeyResolver.class), headers, rejections,
+				new RateLimitResponseWriter(SingletonSupplier.of(() -> converters(adapters))));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitInterceptor rateLimitInterceptor(RateLimitRules rules, ServletRateLimitSupport support) {
+		return new RateLimitInterceptor(rules, support);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules,
+			ServletRateLimitSupport support, RateLimitProperties properties) {
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
+				new RateLimitFilter(rules, support));
+		registration.setOrder(properties.getFilter().getOrder());
+		registration.setDispatcherTypes(DispatcherType.REQUEST);
+		return registration;
 	}
 
 	@Bean
@@ -59,7 +85,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 		if (adapter != null) {
 			return adapter.getMessageConverters();
 		}
-		List<HttpMessageConverter<?>> defaults = new java.util.ArrayList<>();
+		List<HttpMessageConverter<?>> defaults = new ArrayList<>();
 		HttpMessageConverters.forServer().registerDefaults().build().forEach(defaults::add);
 		return defaults;
 	}

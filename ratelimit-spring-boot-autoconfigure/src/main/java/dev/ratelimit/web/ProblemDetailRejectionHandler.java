@@ -21,7 +21,19 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 	@Override
 	public ResponseEntity<ProblemDetail> handle(RateLimitRejection rejection) {
 		ProblemDetail problem;
-		if (rejection.unavailable()) {
+		RateLimitRule missingKey = rejection.missingKey();
+		if (missingKey != null) {
+			String wanted = switch (missingKey.keyKind()) {
+				case "header" -> "the header " + missingKey.keyArgument();
+				case "param" -> "the parameter " + missingKey.keyArgument();
+				case "principal" -> "an authenticated user";
+				default -> "a key (" + missingKey.key() + ")";
+			};
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+					"Rate limit '" + missingKey.name() + "' needs " + wanted + "; send it and try again.");
+			problem.setProperty("missingKey", missingKey.key());
+		}
+		else if (rejection.unavailable()) {
 			problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
 					"The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.");
 		}

@@ -41,6 +41,8 @@ public final class RateLimitEnforcer {
 
 	private final LogThrottle unexpectedLog = new LogThrottle();
 
+	private final LogThrottle keyFailureLog = new LogThrottle();
+
 	/**
 	 * Creates an enforcer.
 	 * @param rules the rules and their limiters
@@ -60,30 +62,34 @@ public final class RateLimitEnforcer {
 	 * Decides a request under the rules that apply to it, charging each rule's budget.
 	 * @param request describes the request for debug logs, such as {@code GET /api/orders}
 	 * @param applicable the rules that apply, in order
-	 * @param budgetIds gives the budget a request charges under a rule; may throw, which the failure mode
-	 * then covers
+	 * @param keys reads the request's keys
 	 * @return the verdict
 	 */
-	public RateLimitVerdict enforce(Supplier<String> request, List<RateLimitRule> applicable, BudgetIds budgetIds) {
+	public RateLimitVerdict enforce(Supplier<String> request, List<RateLimitRule> applicable, RequestKeys keys) {
 		List<AppliedLimit> applied = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
 			long started = System.nanoTime();
-			String budgetId = null;
+			String budgetId = budgetId(rule, keys);
+			if (budgetId == null) {
+				if (rule.missingKey() == MissingKey.SKIP) {
+					continue;
+				}
+				return new RateLimitVerdict(applied, List.of(), false, rule);
+			}
 			List<RateLimitDecision> decisions;
 			try {
-				budgetId = budgetIds.budgetId(rule);
 				decisions = this.rules.limiter(rule).tryAcquire(budgetId, rule.limits(), rule.cost());
 			}
 			catch (RuntimeException ex) {
-				observe(rule, Outcome.ERROR, System.nanoTime() - started);
 				if (!(ex instanceof RateLimiterUnavailableException)) {
 					logUnexpected(ex);
 				}
 				decisions = onFailure(rule, budgetId);
 				if (decisions == null) {
+					observe(rule, Outcome.ERROR, System.nanoTime() - started);
 					// a rule in shadow mode never refuses, not even with 503
 					if (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow()) {
-						return new RateLimitVerdict(applied, List.of(), true);
+						return new RateLimitVerdict(applied, List.of(), true, null);
 					}
 					continue;
 				}
@@ -110,10 +116,10 @@ public final class RateLimitEnforcer {
 					logger.debug("Rejected " + request.get() + " by rule '" + rule.name() + "' for key "
 							+ RedisKeys.fingerprint(budgetId));
 				}
-				return new RateLimitVerdict(applied, violated, false);
+				return new RateLimitVerdict(applied, violated, false, null);
 			}
 		}
-		return new RateLimitVerdict(applied, List.of(), false);
+		return new RateLimitVerdict(applied, List.of(), false, null);
 	}
 
 	/**
@@ -121,12 +127,39 @@ public final class RateLimitEnforcer {
 	 * @return the decisions taken instead, or {@code null} when the rule takes none: it passes, or in
 	 * {@code fail-closed} it refuses the request
 	 */
-	private @Nullable List<RateLimitDecision> onFailure(RateLimitRule rule, @Nullable String budgetId) {
+	private @Nullable List<RateLimitDecision> onFailure(RateLimitRule rule, String budgetId) {
 		return switch (this.failureMode) {
-			case LOCAL -> (this.local != null && budgetId != null)
+			case LOCAL -> (this.local != null)
 					? this.local.tryAcquire(RedisKeys.fallback(rule.algorithm(), budgetId), rule.limits(), rule.cost()) : null;
 			case FAIL_OPEN, FAIL_CLOSED -> null;
 		};
+	}
+
+	/**
+	 * Returns the budget a request charges under a rule. A request without the key's value is charged
+	 * under its client address, or (as the rule says) skips the rule or is refused: then {@code null}.
+	 * One whose key cannot be read (a key resolver that throws, a query string the server cannot parse)
+	 * is charged under its client address whatever the rule says, so that no request goes unlimited
+	 * for it.
+	 */
+	private @Nullable String budgetId(RateLimitRule rule, RequestKeys keys) {
+		String value;
+		try {
+			value = keys.keyValue(rule);
+		}
+		catch (RuntimeException ex) {
+			long others = this.keyFailureLog.tryLog();
+			if (others >= 0) {
+				logger.warn("The key of rate-limit rule '" + rule.name() + "' (" + rule.key() + ") could not be read"
+						+ ((others > 0) ? " (and " + others + " more times in the last minute)" : "")
+						+ "; the request was charged under its client address", ex);
+			}
+			return rule.budgetId(null, keys.clientAddress());
+		}
+		if ((value == null || value.isBlank()) && rule.missingKey() != MissingKey.CLIENT_ADDRESS) {
+			return null;
+		}
+		return rule.budgetId(value, keys.clientAddress());
 	}
 
 	private void observe(RateLimitRule rule, Outcome outcome, long nanos) {
@@ -160,17 +193,23 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Gives the budget a request charges under a rule.
+	 * Reads the keys of one request, as its web stack holds them.
 	 */
-	@FunctionalInterface
-	public interface BudgetIds {
+	public interface RequestKeys {
 
 		/**
-		 * Returns the budget id of the request under a rule, as {@link RateLimitRule#budgetId} builds it.
+		 * Returns the value of a rule's key in the request: its client address, a header's or a
+		 * parameter's value, its principal's name, what a key-resolver bean returns.
 		 * @param rule the rule
-		 * @return the budget id
+		 * @return the value, or {@code null} (or blank) when the request has none
 		 */
-		String budgetId(RateLimitRule rule);
+		@Nullable String keyValue(RateLimitRule rule);
+
+		/**
+		 * Returns the request's client address.
+		 * @return the address
+		 */
+		String clientAddress();
 
 	}
 

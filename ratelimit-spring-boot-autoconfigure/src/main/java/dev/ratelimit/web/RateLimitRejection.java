@@ -2,16 +2,21 @@ package dev.ratelimit.web;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A request the rules refused, as the {@link RateLimitRejectionHandler} sees it.
  *
  * @param method the request's HTTP method
  * @param path the request's path as sent, the context path included
  * @param violated the limits that refused it, with their decisions; empty when no decision could be
- * reached ({@code fail-closed})
- * @param retryAfterSeconds how long the client should wait before trying again, in whole seconds
+ * reached ({@code fail-closed}) or the request lacks a key
+ * @param retryAfterSeconds how long the client should wait before trying again, in whole seconds; zero for a
+ * request that lacks a key
+ * @param missingKey the rule whose key the request lacks ({@code missing-key=reject}), or {@code null}
  */
-public record RateLimitRejection(String method, String path, List<AppliedLimit> violated, long retryAfterSeconds) {
+public record RateLimitRejection(String method, String path, List<AppliedLimit> violated, long retryAfterSeconds,
+		@Nullable RateLimitRule missingKey) {
 
 	/**
 	 * Returns the rejection of a request that a rule refused.
@@ -21,8 +26,9 @@ public record RateLimitRejection(String method, String path, List<AppliedLimit> 
 	 * @return the rejection
 	 */
 	public static RateLimitRejection of(String method, String path, RateLimitVerdict verdict) {
-		long retryAfter = verdict.unavailable() ? 1 : RateLimitHeaders.retryAfterSeconds(verdict.violated());
-		return new RateLimitRejection(method, path, verdict.violated(), retryAfter);
+		long retryAfter = (verdict.missingKey() != null) ? 0
+				: verdict.unavailable() ? 1 : RateLimitHeaders.retryAfterSeconds(verdict.violated());
+		return new RateLimitRejection(method, path, verdict.violated(), retryAfter, verdict.missingKey());
 	}
 
 	/**
@@ -30,7 +36,7 @@ public record RateLimitRejection(String method, String path, List<AppliedLimit> 
 	 * @return {@code true} for the {@code fail-closed} refusal
 	 */
 	public boolean unavailable() {
-		return this.violated.isEmpty();
+		return this.violated.isEmpty() && this.missingKey == null;
 	}
 
 }

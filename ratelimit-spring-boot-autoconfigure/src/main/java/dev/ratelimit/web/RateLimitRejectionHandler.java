@@ -5,7 +5,8 @@ import org.springframework.http.ResponseEntity;
 /**
  * Builds the response to a request the rules refused: {@code 429 Too Many Requests} when a limit
  * refused it, {@code 503 Service Unavailable} when no decision could be reached in the
- * {@code fail-closed} mode. The web stack writes the entity's body through the application's message
+ * {@code fail-closed} mode, {@code 400 Bad Request} when the request lacks the key of a rule with
+ * {@code missing-key=reject}. The web stack writes the entity's body through the application's message
  * converters (or codecs), after the rate-limit headers and {@code Retry-After}, which the entity's own
  * headers may replace. Declare a bean of this type to send another body.
  */

@@ -22,6 +22,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param limits the limits, charged all or nothing; one in the short form
  * @param algorithm the algorithm
  * @param key the key as configured, for example {@code header:X-Api-Key}
+ * @param missingKey what the rule does with a request that lacks its key
  * @param cost permits one request takes
  * @param source where the rule is defined, for messages: {@code ratelimit.rules.<name>} or the
  * annotated element
@@ -29,7 +30,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * request is refused
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
-		Algorithm algorithm, String key, long cost, String source, boolean shadow) {
+		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow) {
 
 	/**
 	 * Returns whether the rule applies to a request of this path and method.
@@ -92,6 +93,15 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	public String keyKind() {
 		int colon = this.key.indexOf(':');
 		return (colon < 0) ? this.key : this.key.substring(0, colon);
+	}
+
+	/**
+	 * Returns whether the rule charges the authenticated user, so that it applies only after
+	 * authentication.
+	 * @return {@code true} for a rule keyed by {@code principal}
+	 */
+	public boolean needsAuthentication() {
+		return this.key.equals("principal");
 	}
 
 	/**

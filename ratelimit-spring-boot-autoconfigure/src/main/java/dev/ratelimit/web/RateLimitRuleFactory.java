@@ -65,13 +65,15 @@ public final class RateLimitRuleFactory {
 	 * @param limits the rule's limits, at least one
 	 * @param algorithm the algorithm, {@code null} for the default
 	 * @param key whose budget is charged, {@code null} for {@code ip}
+	 * @param missingKey what the rule does with a request that lacks its key
 	 * @param cost permits one request takes
 	 * @param shadow whether the rule only observes; {@code null} for the factory's default
 	 * @return the rule
 	 * @throws InvalidRateLimitRuleException when an attribute is invalid
 	 */
 	public RateLimitRule create(String name, List<String> paths, List<String> methods, List<LimitDefinition> limits,
-			@Nullable Algorithm algorithm, @Nullable String key, long cost, @Nullable Boolean shadow) {
+			@Nullable Algorithm algorithm, @Nullable String key, MissingKey missingKey, long cost,
+			@Nullable Boolean shadow) {
 		checkName(name);
 		if (paths.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "paths", paths,
@@ -81,8 +83,8 @@ public final class RateLimitRuleFactory {
 		for (String path : paths) {
 			patterns.add(parsePath(name, path));
 		}
-		return build(name, patterns, methods(name, methods), limits, algorithm, key, cost, "ratelimit.rules." + name,
-				(shadow != null) ? shadow : this.shadow);
+		return build(name, patterns, methods(name, methods), limits, algorithm, key, missingKey, cost,
+				"ratelimit.rules." + name, (shadow != null) ? shadow : this.shadow);
 	}
 
 	/**
@@ -108,12 +110,13 @@ public final class RateLimitRuleFactory {
 			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
 					RateLimited.class)) {
 				rules.add(fromAnnotation(annotation, defaultName(methodName, ++index), "@RateLimited on "
-						+ method.getDeclaringClass().getName() + "." + method.getName() + "()"));
+						+ signature(method)));
 			}
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidRateLimitRuleException(ex.getRule() + " (@RateLimited on " + beanType.getName() + "."
-					+ method.getName() + "())", ex.getAttribute(), ex.getValue(), ex.getReason());
+					+ signature(method).substring(method.getDeclaringClass().getName().length() + 1) + ")",
+					ex.getAttribute(), ex.getValue(), ex.getReason());
 		}
 		return rules;
 	}
@@ -141,8 +144,8 @@ public final class RateLimitRuleFactory {
 		}
 		Algorithm algorithm = annotation.algorithm().isEmpty() ? null
 				: parseAlgorithm(name, annotation.algorithm());
-		return build(name, List.of(), Set.of(), limits, algorithm, annotation.key(), annotation.cost(), source,
-				this.shadow);
+		return build(name, List.of(), Set.of(), limits, algorithm, annotation.key(), MissingKey.CLIENT_ADDRESS,
+				annotation.cost(), source, this.shadow);
 	}
 
 	private static Duration window(String rule, String prefix, String text) {
@@ -182,8 +185,8 @@ public final class RateLimitRuleFactory {
 	}
 
 	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods,
-			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key, long cost,
-			String source, boolean shadow) {
+			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key,
+			MissingKey missingKey, long cost, String source, boolean shadow) {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
 		if (definitions.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
@@ -200,8 +203,8 @@ public final class RateLimitRuleFactory {
 		}
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		checkKey(name, keySpec);
-		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec, cost,
-				source, shadow);
+		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
+				missingKey, cost, source, shadow);
 	}
 
 	private static InvalidRateLimitRuleException invalid(String rule, InvalidRateLimitException ex,
@@ -268,6 +271,21 @@ public final class RateLimitRuleFactory {
 			result.add(upper);
 		}
 		return Set.copyOf(result);
+	}
+
+	/**
+	 * Returns a method's class, name and parameter types, so that overloads, which get the same default
+	 * rule name, are told apart: two of them both annotated without a name stop the application.
+	 */
+	private static String signature(Method method) {
+		StringBuilder signature = new StringBuilder(method.getDeclaringClass().getName()).append('.')
+			.append(method.getName())
+			.append('(');
+		Class<?>[] parameters = method.getParameterTypes();
+		for (int i = 0; i < parameters.length; i++) {
+			signature.append((i > 0) ? ", " : "").append(parameters[i].getSimpleName());
+		}
+		return signature.append(')').toString();
 	}
 
 	private static String defaultName(String base, int index) {

@@ -57,25 +57,42 @@ public final class RateLimitRules {
 	}
 
 	/**
-	 * Returns the rules that apply to a request: those whose paths and methods match it, then those of
+	 * Returns the rules to apply to a request before anything else sees it, security included: the
+	 * rules from properties whose paths and methods match it, but those keyed by {@code principal}.
+	 * @param method the HTTP method
+	 * @param path the path within the application
+	 * @return the rules, in the order they are checked
+	 */
+	public List<RateLimitRule> matchBeforeAuthentication(String method, PathContainer path) {
+		return matchPathRules(method, path, false, List.of());
+	}
+
+	/**
+	 * Returns the rules to apply to a request once it is authenticated and its handler is known: the
+	 * rules from properties keyed by {@code principal} whose paths and methods match it, then those of
 	 * its handler's annotations.
 	 * @param method the HTTP method
 	 * @param path the path within the application
 	 * @param handler the handler method, or {@code null} when the handler is not a method
 	 * @return the rules, in the order they are checked
 	 */
-	public List<RateLimitRule> match(String method, PathContainer path, @Nullable HandlerMethod handler) {
-		List<RateLimitRule> handlerLimits = (handler != null) ? forHandler(handler) : List.of();
+	public List<RateLimitRule> matchAfterAuthentication(String method, PathContainer path,
+			@Nullable HandlerMethod handler) {
+		return matchPathRules(method, path, true, (handler != null) ? forHandler(handler) : List.of());
+	}
+
+	private List<RateLimitRule> matchPathRules(String method, PathContainer path, boolean principal,
+			List<RateLimitRule> handlerRules) {
 		if (this.pathRules.isEmpty()) {
-			return handlerLimits;
+			return handlerRules;
 		}
-		List<RateLimitRule> applicable = new ArrayList<>(handlerLimits.size() + 1);
+		List<RateLimitRule> applicable = new ArrayList<>(handlerRules.size() + 1);
 		for (RateLimitRule rule : this.pathRules) {
-			if (rule.matches(path, method)) {
+			if (rule.needsAuthentication() == principal && rule.matches(path, method)) {
 				applicable.add(rule);
 			}
 		}
-		applicable.addAll(handlerLimits);
+		applicable.addAll(handlerRules);
 		return applicable;
 	}
 

@@ -2,6 +2,8 @@ package dev.ratelimit.web;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the rules decided for one request.
  *
@@ -9,15 +11,18 @@ import java.util.List;
  * @param violated the limits that refused the request; not empty when it is to be refused with 429
  * @param unavailable whether no decision could be reached and the failure mode refuses the request
  * ({@code fail-closed})
+ * @param missingKey the rule whose key the request lacks, refusing it with 400 ({@code missing-key=reject}),
+ * or {@code null}
  */
-public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable) {
+public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
+		@Nullable RateLimitRule missingKey) {
 
 	/**
 	 * Returns whether the request may go on to its handler.
 	 * @return {@code true} when no limit refused it and no failure refused it
 	 */
 	public boolean allowed() {
-		return this.violated.isEmpty() && !this.unavailable;
+		return this.violated.isEmpty() && !this.unavailable && this.missingKey == null;
 	}
 
 }

@@ -10,6 +10,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.web.RateLimitRules;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -42,7 +43,11 @@ class RateLimitLimiterChoiceTests {
 			.run((context) -> {
 				RateLimitRules rules = context.getBean(RateLimitRules.class);
 				assertThat(rules.limiter(rules.find("api"))).isSameAs(context.getBean("applicationLimiter"));
-				assertThat(rules.limiter(rules.find("slow"))).isSameAs(context.getBean(GcraRateLimiter.class));
+				// the starter's own limiter decides the other algorithms
+				assertThat(rules.limiter(rules.find("slow"))).isInstanceOf(RedisRateLimiter.class)
+					.extracting(RateLimiter::algorithm)
+					.isEqualTo(Algorithm.GCRA);
+				assertThat(context).hasSingleBean(GcraRateLimiter.class);
 				// the starter's typed limiter is still there for injection by type
 				assertThat(context).hasSingleBean(FixedWindowRateLimiter.class);
 			});
@@ -57,7 +62,9 @@ class RateLimitLimiterChoiceTests {
 			.run((context) -> {
 				RateLimitRules rules = context.getBean(RateLimitRules.class);
 				assertThat(rules.limiter(rules.find("api"))).isSameAs(context.getBean("lateLimiter"));
-				assertThat(rules.limiter(rules.find("slow"))).isSameAs(context.getBean(GcraRateLimiter.class));
+				assertThat(rules.limiter(rules.find("slow"))).isInstanceOf(RedisRateLimiter.class)
+					.extracting(RateLimiter::algorithm)
+					.isEqualTo(Algorithm.GCRA);
 			});
 	}
 

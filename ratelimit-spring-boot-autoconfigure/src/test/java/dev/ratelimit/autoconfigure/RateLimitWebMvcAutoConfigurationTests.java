@@ -22,6 +22,7 @@ import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitResponseWriter;
+import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -178,10 +179,10 @@ class RateLimitWebMvcAutoConfigurationTests {
 						RateLimitKeyResolver.class),
 				false);
 		RateLimitRules rules = new RateLimitRules(List.of(), factory, Map.of());
-		RateLimitInterceptor interceptor = new RateLimitInterceptor(rules,
-				new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE), resolver, Map.of(),
+		RateLimitInterceptor interceptor = new RateLimitInterceptor(rules, new ServletRateLimitSupport(
+				new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE), resolver, (name) -> null,
 				new RateLimitHeaders(true, false), new ProblemDetailRejectionHandler(),
-				new RateLimitResponseWriter(List::of));
+				new RateLimitResponseWriter(List::of)));
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitInterceptor.class);
 			assertThat(context.getBean(RateLimitInterceptor.class)).isSameAs(interceptor);
@@ -205,7 +206,9 @@ class RateLimitWebMvcAutoConfigurationTests {
 				request.setRemoteAddr("10.0.0.1");
 				request.addHeader("X-Forwarded-For", "6.6.6.6");
 				request.addHeader("Forwarded", "for=203.0.113.7");
-				assertThat(context.getBean(RateLimitInterceptor.class).clientAddress(request)).isEqualTo("203.0.113.7");
+				assertThat(context.getBean(ClientAddressResolver.class)
+					.resolve(request.getRemoteAddr(), (name) -> java.util.Collections.list(request.getHeaders(name))))
+					.isEqualTo("203.0.113.7");
 			});
 	}
 
@@ -238,14 +241,43 @@ class RateLimitWebMvcAutoConfigurationTests {
 	}
 
 	@Test
+	void refusesToStartWhenOverloadsWouldShareADefaultName() {
+		this.runner.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.limit=1",
+				"ratelimit.rules.api.window=1m")
+			.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class))
+			.withUserConfiguration(Overloads.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("Overloads.report")
+					.contains("Overloads.report()")
+					.contains("Overloads.report(int)");
+				assertThat(analysis.getAction()).contains("give each its own name");
+			});
+	}
+
+	@Test
 	void resolvesABeanKeyToTheApplicationsResolver() {
 		this.runner.withUserConfiguration(TenantResolverConfiguration.class)
 			.withPropertyValues("ratelimit.rules.t.paths=/t", "ratelimit.rules.t.limit=1",
 					"ratelimit.rules.t.window=1s", "ratelimit.rules.t.key=bean:tenantResolver")
-			.run((context) -> assertThat(context.getBean(RateLimitInterceptor.class))
-				.extracting("keyResolvers")
-				.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
-				.containsEntry("tenantResolver", context.getBean("tenantResolver")));
+			.run((context) -> assertThat(keyResolver(context.getBean(ServletRateLimitSupport.class), "tenantResolver"))
+				.isSameAs(context.getBean("tenantResolver")));
+		// an alias names the same bean, at startup and per request
+		this.runner.withUserConfiguration(TenantResolverConfiguration.class)
+			.withInitializer((context) -> context.getBeanFactory().registerAlias("tenantResolver", "tenant"))
+			.withPropertyValues("ratelimit.rules.t.paths=/t", "ratelimit.rules.t.limit=1",
+					"ratelimit.rules.t.window=1s", "ratelimit.rules.t.key=bean:tenant")
+			.run((context) -> assertThat(keyResolver(context.getBean(ServletRateLimitSupport.class), "tenant"))
+				.isSameAs(context.getBean("tenantResolver")));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static RateLimitKeyResolver keyResolver(ServletRateLimitSupport support, String name) {
+		return ((java.util.function.Function<String, RateLimitKeyResolver>) org.springframework.test.util.ReflectionTestUtils
+			.getField(support, "keyResolvers")).apply(name);
 	}
 
 	@ParameterizedTest(name = "{0}={1}")
@@ -254,6 +286,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.rules.bad.limit        | -5                 | limit must be at least 1
 			ratelimit.rules.bad.window       | 0s                 | at least 1ms
 			ratelimit.rules.bad.window       | -1s                | at least 1ms
+			ratelimit.rules.bad.window       | 36501d             | at most 36500d
 			ratelimit.rules.bad.cost         | 0                  | must be at least 1
 			ratelimit.rules.bad.cost         | 11                 | must not exceed the limit of 10
 			ratelimit.rules.bad.key          | cookie:session     | use ip, header:<Name>, param:<name>, principal or bean:<name>
@@ -337,6 +370,23 @@ class RateLimitWebMvcAutoConfigurationTests {
 					.contains("window '0s'");
 				assertThat(analysis.getAction()).contains("at least 1ms");
 			});
+	}
+
+	@RestController
+	static class Overloads {
+
+		@GetMapping("/report")
+		@RateLimited(limit = 100, window = "1m")
+		String report() {
+			return "all";
+		}
+
+		@GetMapping("/report/{page}")
+		@RateLimited(limit = 5, window = "1m")
+		String report(@org.springframework.web.bind.annotation.PathVariable int page) {
+			return "page " + page;
+		}
+
 	}
 
 	static class ShopA {

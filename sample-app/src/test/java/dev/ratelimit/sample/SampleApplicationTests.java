@@ -218,7 +218,11 @@ class SampleApplicationTests {
 		assertThat(state.body()).isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"limits\":[{\"policy\":"
 				+ "\"greeting\",\"limit\":5,\"remaining\":0,\"allowed\":false,\"retryAfterSeconds\":60,"
 				+ "\"resetAfterSeconds\":60}]}");
-		HttpResponse<String> reset = send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1");
+		// an anonymous client cannot reset its own budget
+		assertThat(send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1").statusCode()).isEqualTo(401);
+		assertThat(get("/api/greeting").statusCode()).isEqualTo(429);
+		HttpResponse<String> reset = send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1", "Authorization",
+				"Basic " + java.util.Base64.getEncoder().encodeToString("admin:change-me".getBytes()));
 		assertThat(reset.body())
 			.isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"reset\":true,\"deletedEntries\":1}");
 		assertThat(get("/api/greeting").statusCode()).isEqualTo(200);

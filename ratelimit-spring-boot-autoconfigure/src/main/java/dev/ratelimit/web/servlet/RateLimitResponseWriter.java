@@ -2,6 +2,7 @@ package dev.ratelimit.web.servlet;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -27,7 +28,8 @@ public final class RateLimitResponseWriter {
 
 	/**
 	 * Creates a writer.
-	 * @param converters the application's message converters, asked for when the first body is written
+	 * @param converters the application's message converters, asked for each time a body is written
+	 * (cache them in the supplier)
 	 */
 	public RateLimitResponseWriter(Supplier<List<HttpMessageConverter<?>>> converters) {
 		this.converters = converters;
@@ -60,12 +62,15 @@ public final class RateLimitResponseWriter {
 			return;
 		}
 		ServletServerHttpResponse output = new ServletServerHttpResponse(response);
-		for (MediaType type : mediaTypes(request, entity.getHeaders().getContentType())) {
+		MediaType contentType = entity.getHeaders().getContentType();
+		for (MediaType accepted : (contentType != null) ? List.of(contentType) : accepted(request)) {
 			for (HttpMessageConverter converter : this.converters.get()) {
-				if (converter.canWrite(body.getClass(), type)) {
-					converter.write(body, type, output);
-					output.flush();
-					return;
+				for (MediaType produced : producible(converter, body.getClass(), accepted)) {
+					if (accepted.isCompatibleWith(produced)) {
+						converter.write(body, produced.isConcrete() ? produced : accepted, output);
+						output.flush();
+						return;
+					}
 				}
 			}
 		}
@@ -73,24 +78,37 @@ public final class RateLimitResponseWriter {
 				+ request.getHeader(HttpHeaders.ACCEPT) + " accepts");
 	}
 
-	private static List<MediaType> mediaTypes(HttpServletRequest request, @Nullable MediaType contentType) {
-		List<MediaType> types = new ArrayList<>();
-		if (contentType != null) {
-			types.add(contentType);
+	/**
+	 * Returns the media types a converter writes a body's class in, {@code accepted} itself when it
+	 * names a concrete type the converter writes.
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static List<MediaType> producible(HttpMessageConverter converter, Class<?> bodyClass, MediaType accepted) {
+		if (!converter.canWrite(bodyClass, null)) {
+			return List.of();
 		}
+		if (accepted.isConcrete()) {
+			return converter.canWrite(bodyClass, accepted) ? List.of(accepted) : List.of();
+		}
+		return converter.getSupportedMediaTypes(bodyClass);
+	}
+
+	/**
+	 * Returns the media types the request accepts, the most preferred first; any type when it names none
+	 * or its {@code Accept} header is malformed.
+	 */
+	private static List<MediaType> accepted(HttpServletRequest request) {
 		try {
-			for (MediaType type : MediaType.parseMediaTypes(request.getHeader(HttpHeaders.ACCEPT))) {
-				if (type.isConcrete()) {
-					types.add(type);
-				}
+			List<MediaType> types = new ArrayList<>(MediaType.parseMediaTypes(request.getHeader(HttpHeaders.ACCEPT)));
+			types.sort(Comparator.comparingDouble(MediaType::getQualityValue).reversed());
+			if (!types.isEmpty()) {
+				return types;
 			}
 		}
 		catch (InvalidMediaTypeException ex) {
 			// a malformed Accept header asks for nothing in particular
 		}
-		types.add(MediaType.APPLICATION_JSON);
-		types.add(MediaType.ALL);
-		return types;
+		return List.of(MediaType.ALL);
 	}
 
 }

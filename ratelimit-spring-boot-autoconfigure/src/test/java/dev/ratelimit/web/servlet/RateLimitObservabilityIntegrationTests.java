@@ -119,6 +119,36 @@ class RateLimitObservabilityIntegrationTests extends RedisBackedWebTests {
 	}
 
 	@Test
+	void reachesTheClientAddressBudgetOfAKeyedRuleAndKeysWithSemicolonsAndEmptySegments() throws Exception {
+		// no API key: charged under the client address, which the endpoint reaches with clientAddress=true
+		get(this.port, "/keyed");
+		get(this.port, "/keyed");
+		assertThat(get(this.port, "/keyed").statusCode()).isEqualTo(429);
+		HttpResponse<String> fallback = get(this.port, "/actuator/ratelimit/keyed/127.0.0.1?clientAddress=true");
+		assertThat((Integer) JsonPath.read(fallback.body(), "$.limits[0].remaining")).isZero();
+		assertThat(send(this.port, "DELETE", "/actuator/ratelimit/keyed/127.0.0.1?clientAddress=true").statusCode())
+			.isEqualTo(200);
+		this.denialCache.ifAvailable(dev.ratelimit.LocalDenialCache::clear);
+		assertThat(get(this.port, "/keyed").statusCode()).isEqualTo(200);
+		// the same address as an API key is another budget, untouched
+		assertThat((Integer) JsonPath.read(get(this.port, "/actuator/ratelimit/keyed/127.0.0.1").body(),
+				"$.limits[0].remaining")).isEqualTo(2);
+		// in the path a ';' travels encoded, or the path would read it as a matrix parameter; any key, empty
+		// segments and all, as the key parameter
+		for (String key : List.of("a;b=c", "team//alpha", "trailing/")) {
+			get(this.port, "/keyed", "X-Api-Key", key);
+			HttpResponse<String> state = get(this.port, (key.contains("//") || key.endsWith("/"))
+					? "/actuator/ratelimit/keyed?key=" + java.net.URLEncoder.encode(key, java.nio.charset.StandardCharsets.UTF_8)
+					: "/actuator/ratelimit/keyed/" + key.replace(";", "%3B"));
+			assertThat(state.statusCode()).as(key).isEqualTo(200);
+			assertThat((String) JsonPath.read(state.body(), "$.key")).as(key).isEqualTo(key);
+			assertThat((Integer) JsonPath.read(state.body(), "$.limits[0].remaining")).as(key).isEqualTo(1);
+		}
+		HttpResponse<String> reset = send(this.port, "DELETE", "/actuator/ratelimit/keyed?key=team%2F%2Falpha");
+		assertThat((Integer) JsonPath.read(reset.body(), "$.deletedEntries")).isEqualTo(1);
+	}
+
+	@Test
 	void letsAShadowRuleObserveWithoutRefusing(CapturedOutput output) throws Exception {
 		double before = count("shadowed", "shadow-rejected");
 		assertThat(get(this.port, "/shadowed").statusCode()).isEqualTo(200);

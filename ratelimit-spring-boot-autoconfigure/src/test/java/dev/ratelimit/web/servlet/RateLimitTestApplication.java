@@ -32,7 +32,12 @@ import org.springframework.web.bind.annotation.RestController;
  * authenticates {@code X-User}, and a key resolver bean reading {@code X-Tenant}.
  */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+// Spring Security is on the test class path for RateLimitSpringSecurityIntegrationTests; these tests run without it
+@EnableAutoConfiguration(excludeName = { "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration" })
 @Import({ RateLimitTestApplication.Endpoints.class, RateLimitTestApplication.SharedBudgetEndpoints.class })
 class RateLimitTestApplication {
 

@@ -1,0 +1,46 @@
+package dev.ratelimit.web.servlet;
+
+import java.io.IOException;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import dev.ratelimit.web.RateLimitRules;
+
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Applies the rules from properties to every request before the filters behind it see it, Spring
+ * Security's among them: a refused login attempt, a request HTTP Basic would answer with 401 or one its
+ * authorization would refuse with 403 are counted and refused like any other. Rules keyed by
+ * {@code principal}, which need an authenticated request, and the rules of
+ * {@link dev.ratelimit.RateLimited} handlers are the {@link RateLimitInterceptor}'s.
+ */
+public final class RateLimitFilter extends OncePerRequestFilter {
+
+	private final RateLimitRules rules;
+
+	private final ServletRateLimitSupport support;
+
+	/**
+	 * Creates a filter.
+	 * @param rules the rules in force
+	 * @param support applies rules to servlet requests
+	 */
+	public RateLimitFilter(RateLimitRules rules, ServletRateLimitSupport support) {
+		this.rules = rules;
+		this.support = support;
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		if (this.support.apply(request, response,
+				this.rules.matchBeforeAuthentication(request.getMethod(), ServletRateLimitSupport.path(request)))) {
+			chain.doFilter(request, response);
+		}
+	}
+
+}

@@ -1,0 +1,179 @@
+package dev.ratelimit.web.servlet;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import jakarta.servlet.http.HttpServletMapping;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.MappingMatch;
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.web.AppliedLimit;
+import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
+import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitVerdict;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.UriUtils;
+
+/**
+ * Applies rules to a servlet request, for the {@link RateLimitFilter} and the
+ * {@link RateLimitInterceptor} alike: reads each rule's key from the request, has the
+ * {@link RateLimitEnforcer} decide, sets the rate-limit headers of every rule applied to the request so
+ * far, and answers a refused request with the {@link RateLimitRejectionHandler}'s response.
+ */
+public final class ServletRateLimitSupport {
+
+	private static final String APPLIED = ServletRateLimitSupport.class.getName() + ".applied";
+
+	/** Where Tomcat says that it could not parse a request's parameters. */
+	private static final String PARAMETER_PARSE_FAILED = "org.apache.catalina.parameter_parse_failed";
+
+	private final RateLimitEnforcer enforcer;
+
+	private final ClientAddressResolver addresses;
+
+	private final Function<String, RateLimitKeyResolver> keyResolvers;
+
+	private final Map<String, RateLimitKeyResolver> resolvedKeyResolvers = new ConcurrentHashMap<>();
+
+	private final RateLimitHeaders headers;
+
+	private final RateLimitRejectionHandler rejections;
+
+	private final RateLimitResponseWriter writer;
+
+	/**
+	 * Creates the support.
+	 * @param enforcer decides requests under the rules
+	 * @param addresses resolves client addresses
+	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
+	 * @param headers builds the rate-limit headers
+	 * @param rejections builds the responses to refused requests
+	 * @param writer writes headers and responses
+	 */
+	public ServletRateLimitSupport(RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+			Function<String, RateLimitKeyResolver> keyResolvers, RateLimitHeaders headers,
+			RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
+		this.enforcer = enforcer;
+		this.addresses = addresses;
+		this.keyResolvers = keyResolvers;
+		this.headers = headers;
+		this.rejections = rejections;
+		this.writer = writer;
+	}
+
+	/**
+	 * Decides a request under rules and writes what it needs: the headers, and when it is refused, the
+	 * whole response.
+	 * @param request the request
+	 * @param response the response
+	 * @param applicable the rules that apply, in order
+	 * @return whether the request may go on
+	 * @throws IOException when a refusal cannot be written
+	 */
+	public boolean apply(HttpServletRequest request, HttpServletResponse response, List<RateLimitRule> applicable)
+			throws IOException {
+		if (applicable.isEmpty()) {
+			return true;
+		}
+		String clientAddress = clientAddress(request);
+		RateLimitVerdict verdict = this.enforcer.enforce(() -> request.getMethod() + " " + request.getRequestURI(),
+				applicable, new RequestKeys() {
+
+					@Override
+					public @Nullable String keyValue(RateLimitRule rule) {
+						return ServletRateLimitSupport.this.keyValue(rule, request, clientAddress);
+					}
+
+					@Override
+					public String clientAddress() {
+						return clientAddress;
+					}
+
+				});
+		// the headers announce every rule applied to the request, in the filter and in the interceptor
+		@SuppressWarnings("unchecked")
+		List<AppliedLimit> earlier = (List<AppliedLimit>) request.getAttribute(APPLIED);
+		if (earlier != null) {
+			List<AppliedLimit> all = new ArrayList<>(earlier);
+			all.addAll(verdict.applied());
+			verdict = new RateLimitVerdict(all, verdict.violated(), verdict.unavailable(), verdict.missingKey());
+		}
+		request.setAttribute(APPLIED, verdict.applied());
+		this.writer.writeHeaders(response, this.headers.of(verdict));
+		if (verdict.allowed()) {
+			return true;
+		}
+		this.writer.write(request, response, this.rejections
+			.handle(RateLimitRejection.of(request.getMethod(), request.getRequestURI(), verdict)));
+		return false;
+	}
+
+	/**
+	 * Returns the client address of a request, as the {@code ip} key reads it.
+	 * @param request the request
+	 * @return the address
+	 */
+	String clientAddress(HttpServletRequest request) {
+		return this.addresses.resolve(request.getRemoteAddr(), (name) -> Collections.list(request.getHeaders(name)));
+	}
+
+	private @Nullable String keyValue(RateLimitRule rule, HttpServletRequest request, String clientAddress) {
+		String argument = rule.keyArgument();
+		return switch (rule.keyKind()) {
+			case "ip" -> clientAddress;
+			case "principal" -> (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null;
+			case "header" -> request.getHeader(argument);
+			case "param" -> parameter(request, argument);
+			// a key resolver is application code: what it throws charges the client address
+			default -> this.resolvedKeyResolvers.computeIfAbsent(argument, this.keyResolvers).resolveKey(request);
+		};
+	}
+
+	/**
+	 * Returns a parameter's value, failing when the server could not parse the parameters (a malformed
+	 * query string, more parameters than it accepts): that request's key cannot be read, and is not
+	 * missing.
+	 */
+	private static @Nullable String parameter(HttpServletRequest request, String name) {
+		String value = request.getParameter(name);
+		if (value == null && request.getAttribute(PARAMETER_PARSE_FAILED) != null) {
+			throw new IllegalArgumentException("The server could not parse the request's parameters: "
+					+ request.getAttribute(PARAMETER_PARSE_FAILED + "_reason"));
+		}
+		return value;
+	}
+
+	/**
+	 * Returns the path of a request as rules match it: the path a handler is looked up by, as the
+	 * servlet container decoded and normalized it, whatever it looks like on the wire (encoded
+	 * characters, path parameters such as {@code ;jsessionid}, repeated slashes), without the context
+	 * path, and without the servlet path of a servlet mapped to a path prefix
+	 * ({@code spring.mvc.servlet.path}).
+	 * @param request the request
+	 * @return the path
+	 */
+	static PathContainer path(HttpServletRequest request) {
+		HttpServletMapping mapping = request.getHttpServletMapping();
+		String pathInfo = request.getPathInfo();
+		String path = (mapping != null && mapping.getMappingMatch() == MappingMatch.PATH) ? pathInfo
+				: request.getServletPath() + ((pathInfo != null) ? pathInfo : "");
+		// decoded already: encoded again so that a '%' or ';' in it stands for itself
+		return PathContainer.parsePath(UriUtils.encodePath((path == null || path.isEmpty()) ? "/" : path,
+				StandardCharsets.UTF_8));
+	}
+
+}

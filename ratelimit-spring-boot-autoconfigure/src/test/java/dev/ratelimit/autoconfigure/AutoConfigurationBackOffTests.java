@@ -1,0 +1,42 @@
+package dev.ratelimit.autoconfigure;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every bean the starter registers backs off when the application declares its own.
+ */
+class AutoConfigurationBackOffTests {
+
+	@Test
+	void everyBeanMethodBacksOffForTheApplicationsOwn() {
+		List<Class<?>> configurations = List.of(RateLimitAutoConfiguration.class,
+				RateLimitAutoConfiguration.LettuceRunnerConfiguration.class, RateLimitWebAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class,
+				RateLimitMetricsAutoConfiguration.DecisionMetricsConfiguration.class,
+				RateLimitEndpointAutoConfiguration.class);
+		List<String> beanMethods = new ArrayList<>();
+		List<String> without = new ArrayList<>();
+		for (Class<?> configuration : configurations) {
+			for (Method method : configuration.getDeclaredMethods()) {
+				if (method.isAnnotationPresent(Bean.class)) {
+					beanMethods.add(method.getName());
+					if (!method.isAnnotationPresent(ConditionalOnMissingBean.class)) {
+						without.add(configuration.getSimpleName() + "." + method.getName());
+					}
+				}
+			}
+		}
+		assertThat(beanMethods).hasSizeGreaterThan(15);
+		assertThat(without).isEmpty();
+	}
+
+}
