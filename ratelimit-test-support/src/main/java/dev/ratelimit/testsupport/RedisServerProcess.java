@@ -38,11 +38,14 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final int port;
 
+	private final int tlsPort;
+
 	private final Path workDir;
 
-	private RedisServerProcess(Process process, int port, Path workDir) {
+	private RedisServerProcess(Process process, int port, int tlsPort, Path workDir) {
 		this.process = process;
 		this.port = port;
+		this.tlsPort = tlsPort;
 		this.workDir = workDir;
 	}
 
@@ -64,7 +67,24 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the running server
 	 */
 	public static RedisServerProcess start(Path binary, int port, String... extraArgs) {
-		return launch(binary, port, null, extraArgs);
+		return launch(binary, port, 0, null, extraArgs);
+	}
+
+	/**
+	 * Starts {@code binary} on free ports, serving TLS with {@code tls} on one and plain connections on the
+	 * other (for {@code PING} and administration), and waits until it answers {@code PING}.
+	 * @param binary the {@code redis-server} executable, built with TLS
+	 * @param tls the certificate and key to serve
+	 * @param extraArgs further {@code --name value} arguments, for example {@code --user}
+	 * @return the running server
+	 */
+	public static RedisServerProcess startWithTls(Path binary, RedisTlsFiles tls, String... extraArgs) {
+		return retried(() -> {
+			int tlsPort = freePort();
+			List<String> args = new ArrayList<>(tls.serverArguments(tlsPort));
+			args.addAll(List.of(extraArgs));
+			return launch(binary, freePort(), tlsPort, null, args.toArray(String[]::new));
+		});
 	}
 
 	/**
@@ -77,7 +97,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the running server
 	 */
 	public static RedisServerProcess startWithConfigFile(Path binary, String config, String... extraArgs) {
-		return retried(() -> launch(binary, freePort(), config, extraArgs));
+		return retried(() -> launch(binary, freePort(), 0, config, extraArgs));
 	}
 
 	/**
@@ -99,7 +119,8 @@ public final class RedisServerProcess implements AutoCloseable {
 		throw last;
 	}
 
-	private static RedisServerProcess launch(Path binary, int port, @Nullable String config, String... extraArgs) {
+	private static RedisServerProcess launch(Path binary, int port, int tlsPort, @Nullable String config,
+			String... extraArgs) {
 		Path workDir;
 		List<String> command = new ArrayList<>(List.of(binary.toString()));
 		try {
@@ -127,7 +148,7 @@ public final class RedisServerProcess implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + binary, ex);
 		}
-		RedisServerProcess server = new RedisServerProcess(process, port, workDir);
+		RedisServerProcess server = new RedisServerProcess(process, port, tlsPort, workDir);
 		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
@@ -209,6 +230,14 @@ public final class RedisServerProcess implements AutoCloseable {
 	 */
 	public int port() {
 		return this.port;
+	}
+
+	/**
+	 * Returns the port the server serves TLS on.
+	 * @return the port, or 0 when the server was started without TLS
+	 */
+	public int tlsPort() {
+		return this.tlsPort;
 	}
 
 	/**

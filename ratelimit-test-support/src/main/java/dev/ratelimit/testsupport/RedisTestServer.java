@@ -15,7 +15,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The one real Redis server of a test run, found or started on first use and stopped when the JVM
  * exits. Sources, in order: the URL in {@value #URL_VARIABLE}; Testcontainers {@code redis:7-alpine}
  * when a Docker engine answers; a {@code redis-server} on the {@code PATH}; the binary shipped in the
- * {@code com.github.codemonstur:embedded-redis} artifact.
+ * {@code com.github.codemonstur:embedded-redis} artifact. The system property
+ * {@value RedisBinary#SELECTION_PROPERTY} overrides them all with one binary, so that a suite can run against
+ * each Redis version in turn.
  */
 public final class RedisTestServer {
 
@@ -43,7 +45,11 @@ public final class RedisTestServer {
 	 */
 	public static synchronized RedisTestServer shared() {
 		if (shared == null) {
-			shared = locate(System.getenv(URL_VARIABLE), DockerRedis::startIfDockerAnswers);
+			String selection = System.getProperty(RedisBinary.SELECTION_PROPERTY);
+			shared = (selection != null && !selection.isBlank()) ? selected(selection.strip())
+					: locate(System.getenv(URL_VARIABLE), DockerRedis::startIfDockerAnswers);
+			// one line per test JVM, so that a build log says which Redis each run was tested against
+			System.out.println("ratelimit tests use Redis at " + shared);
 			Runtime.getRuntime().addShutdownHook(new Thread(shared::closeConnections, "ratelimit-redis-client-stop"));
 		}
 		return shared;
@@ -59,6 +65,13 @@ public final class RedisTestServer {
 			return started(binary, onPath.isPresent() ? "redis-server on PATH (" + binary + ")"
 					: "redis-server from embedded-redis");
 		});
+	}
+
+	private static RedisTestServer selected(String selection) {
+		Path binary = RedisBinary.selected(selection)
+			.orElseThrow(() -> new IllegalStateException(RedisBinary.SELECTION_PROPERTY + "=" + selection
+					+ " but no redis-server is on the PATH: install one (apt-get install redis-server, as .ci/run does)"));
+		return started(binary, "redis-server " + RedisBinary.version(binary) + " (" + selection + ", " + binary + ")");
 	}
 
 	private static RedisTestServer started(Path binary, String source) {
