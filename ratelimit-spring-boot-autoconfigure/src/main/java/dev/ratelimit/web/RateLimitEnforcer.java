@@ -68,9 +68,11 @@ public final class RateLimitEnforcer {
 	public RateLimitVerdict enforce(Supplier<String> request, List<RateLimitRule> applicable, RequestKeys keys) {
 		List<AppliedLimit> applied = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
+			RateLimitObserver.Decision observed = start(rule);
 			long started = System.nanoTime();
 			String budgetId = budgetId(rule, keys);
 			if (budgetId == null) {
+				end(observed, Outcome.MISSING_KEY, System.nanoTime() - started);
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
@@ -86,7 +88,7 @@ public final class RateLimitEnforcer {
 				}
 				decisions = onFailure(rule, budgetId);
 				if (decisions == null) {
-					observe(rule, Outcome.ERROR, System.nanoTime() - started);
+					end(observed, Outcome.ERROR, System.nanoTime() - started);
 					// a rule in shadow mode never refuses, not even with 503
 					if (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow()) {
 						return new RateLimitVerdict(applied, List.of(), true, null);
@@ -104,14 +106,14 @@ public final class RateLimitEnforcer {
 				}
 			}
 			if (violated.isEmpty()) {
-				observe(rule, Outcome.ALLOWED, nanos);
+				end(observed, Outcome.ALLOWED, nanos);
 			}
 			else if (rule.shadow()) {
-				observe(rule, Outcome.SHADOW_REJECTED, nanos);
+				end(observed, Outcome.SHADOW_REJECTED, nanos);
 				logShadowRejection(rule, budgetId);
 			}
 			else {
-				observe(rule, Outcome.REJECTED, nanos);
+				end(observed, Outcome.REJECTED, nanos);
 				if (logger.isDebugEnabled()) {
 					logger.debug("Rejected " + request.get() + " by rule '" + rule.name() + "' for key "
 							+ RedisKeys.fingerprint(budgetId));
@@ -162,12 +164,23 @@ public final class RateLimitEnforcer {
 		return rule.budgetId(value, keys.clientAddress());
 	}
 
-	private void observe(RateLimitRule rule, Outcome outcome, long nanos) {
+	private RateLimitObserver.Decision start(RateLimitRule rule) {
 		try {
-			this.observer.onDecision(rule, outcome, nanos);
+			return this.observer.start(rule);
 		}
 		catch (RuntimeException ex) {
-			// metrics must never fail a request
+			// metrics and traces must never fail a request
+			logUnexpected(ex);
+			return (outcome, nanos) -> {
+			};
+		}
+	}
+
+	private void end(RateLimitObserver.Decision decision, Outcome outcome, long nanos) {
+		try {
+			decision.end(outcome, nanos);
+		}
+		catch (RuntimeException ex) {
 			logUnexpected(ex);
 		}
 	}

@@ -3,7 +3,7 @@ package dev.ratelimit.web;
 import java.util.List;
 
 /**
- * Learns of every decision the interceptor takes, for metrics.
+ * Learns of every decision the rules take for requests, for metrics and traces.
  */
 @FunctionalInterface
 public interface RateLimitObserver {
@@ -21,6 +21,32 @@ public interface RateLimitObserver {
 	void onDecision(RateLimitRule rule, Outcome outcome, long nanos);
 
 	/**
+	 * Called when a rule starts deciding a request, before its limiter is asked: an observer that wraps
+	 * the decision (a trace span, say) starts it here. By default the returned end reports to
+	 * {@link #onDecision}.
+	 * @param rule the rule
+	 * @return what to call once the rule has decided
+	 */
+	default Decision start(RateLimitRule rule) {
+		return (outcome, nanos) -> onDecision(rule, outcome, nanos);
+	}
+
+	/**
+	 * The end of one rule's decision.
+	 */
+	@FunctionalInterface
+	interface Decision {
+
+		/**
+		 * Called once the rule has decided.
+		 * @param outcome what the rule decided
+		 * @param nanos how long the decision took, the Redis round trip included
+		 */
+		void end(Outcome outcome, long nanos);
+
+	}
+
+	/**
 	 * Returns an observer that tells every one of {@code observers}.
 	 * @param observers the observers
 	 * @return the observer, {@link #NONE} when there are none
@@ -33,7 +59,20 @@ public interface RateLimitObserver {
 			return observers.get(0);
 		}
 		List<RateLimitObserver> all = List.copyOf(observers);
-		return (rule, outcome, nanos) -> all.forEach((observer) -> observer.onDecision(rule, outcome, nanos));
+		return new RateLimitObserver() {
+
+			@Override
+			public void onDecision(RateLimitRule rule, Outcome outcome, long nanos) {
+				all.forEach((observer) -> observer.onDecision(rule, outcome, nanos));
+			}
+
+			@Override
+			public Decision start(RateLimitRule rule) {
+				List<Decision> started = all.stream().map((observer) -> observer.start(rule)).toList();
+				return (outcome, nanos) -> started.forEach((decision) -> decision.end(outcome, nanos));
+			}
+
+		};
 	}
 
 	/**
@@ -51,7 +90,11 @@ public interface RateLimitObserver {
 		SHADOW_REJECTED("shadow-rejected"),
 
 		/** No decision could be reached; the failure mode applied. */
-		ERROR("error");
+		ERROR("error"),
+
+		/** The request lacked the rule's key: the rule did not apply ({@code missing-key=skip}) or refused
+		 * it with 400 ({@code missing-key=reject}). */
+		MISSING_KEY("missing-key");
 
 		private final String tag;
 

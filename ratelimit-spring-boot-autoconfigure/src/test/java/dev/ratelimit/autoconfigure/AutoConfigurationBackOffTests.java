@@ -22,7 +22,7 @@ class AutoConfigurationBackOffTests {
 				RateLimitAutoConfiguration.LettuceRunnerConfiguration.class, RateLimitWebAutoConfiguration.class,
 				RateLimitWebMvcAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class,
 				RateLimitMetricsAutoConfiguration.DecisionMetricsConfiguration.class,
-				RateLimitEndpointAutoConfiguration.class);
+				RateLimitEndpointAutoConfiguration.class, RateLimitObservationAutoConfiguration.class);
 		List<String> beanMethods = new ArrayList<>();
 		List<String> without = new ArrayList<>();
 		for (Class<?> configuration : configurations) {

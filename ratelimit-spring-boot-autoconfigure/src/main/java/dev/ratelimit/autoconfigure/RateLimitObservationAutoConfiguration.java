@@ -1,0 +1,31 @@
+package dev.ratelimit.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+
+import dev.ratelimit.web.ObservationRateLimitObserver;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Makes each rate-limit decision an observation, {@code ratelimit.decision}, when the application has an
+ * {@link ObservationRegistry}: the decision and its Redis round trip show in traces next to the request.
+ */
+@AutoConfiguration(before = RateLimitWebAutoConfiguration.class,
+		afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
+@ConditionalOnClass(ObservationRegistry.class)
+@ConditionalOnBean(ObservationRegistry.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+public final class RateLimitObservationAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ObservationRateLimitObserver rateLimitObservationObserver(ObservationRegistry registry) {
+		return new ObservationRateLimitObserver(registry);
+	}
+
+}

@@ -1,0 +1,42 @@
+package dev.ratelimit.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.web.ObservationRateLimitObserver;
+import dev.ratelimit.web.RateLimitEnforcer;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitObservationAutoConfigurationTests {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+				RateLimitObservationAutoConfiguration.class, RateLimitWebAutoConfiguration.class));
+
+	@Test
+	void observesDecisionsWhenTheApplicationHasAnObservationRegistry() {
+		this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create).run((context) -> {
+			assertThat(context).hasSingleBean(ObservationRateLimitObserver.class);
+			assertThat(context.getBean(RateLimitEnforcer.class)).extracting("observer")
+				.isSameAs(context.getBean(ObservationRateLimitObserver.class));
+		});
+	}
+
+	@Test
+	void observesNothingWithoutARegistryOrWhenDisabled() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(ObservationRateLimitObserver.class));
+		this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+			.withPropertyValues("ratelimit.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(ObservationRateLimitObserver.class));
+		this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+			.withClassLoader(new FilteredClassLoader(ObservationRegistry.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(ObservationRateLimitObserver.class));
+	}
+
+}
