@@ -48,26 +48,27 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ServletRateLimitSupport rateLimitServletSupport(RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+	ServletRateLimitSupport rateLimitServletSupport(RateLimitRules rules, RateLimitEnforcer enforcer,
+			ClientAddressResolver addresses,
 			RateLimitHeaders headers, RateLimitRejectionHandler rejections,
 			ObjectProvider<RequestMappingHandlerAdapter> adapters, ListableBeanFactory beanFactory) {
-		return new ServletRateLimitSupport(enforcer, addresses,
+		return new ServletRateLimitSupport(rules, enforcer, addresses,
 				(name) -> beanFactory.getBean(name, RateLimitKeyResolver.class), headers, rejections,
 				new RateLimitResponseWriter(SingletonSupplier.of(() -> converters(adapters))));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitInterceptor rateLimitInterceptor(RateLimitRules rules, ServletRateLimitSupport support) {
-		return new RateLimitInterceptor(rules, support);
+	RateLimitInterceptor rateLimitInterceptor(ServletRateLimitSupport support) {
+		return new RateLimitInterceptor(support);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
-	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules,
-			ServletRateLimitSupport support, RateLimitProperties properties) {
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(ServletRateLimitSupport support,
+			RateLimitProperties properties) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(rules, support));
+				new RateLimitFilter(support));
 		registration.setOrder(properties.getFilter().getOrder());
 		registration.setDispatcherTypes(DispatcherType.REQUEST);
 		return registration;

@@ -179,7 +179,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 						RateLimitKeyResolver.class),
 				false);
 		RateLimitRules rules = new RateLimitRules(List.of(), factory, Map.of());
-		RateLimitInterceptor interceptor = new RateLimitInterceptor(rules, new ServletRateLimitSupport(
+		RateLimitInterceptor interceptor = new RateLimitInterceptor(new ServletRateLimitSupport(rules,
 				new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE), resolver, (name) -> null,
 				new RateLimitHeaders(true, false), new ProblemDetailRejectionHandler(),
 				new RateLimitResponseWriter(List::of)));

@@ -7,8 +7,6 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-import dev.ratelimit.web.RateLimitRules;
-
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -20,25 +18,20 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 public final class RateLimitFilter extends OncePerRequestFilter {
 
-	private final RateLimitRules rules;
-
 	private final ServletRateLimitSupport support;
 
 	/**
 	 * Creates a filter.
-	 * @param rules the rules in force
-	 * @param support applies rules to servlet requests
+	 * @param support applies the rules to servlet requests
 	 */
-	public RateLimitFilter(RateLimitRules rules, ServletRateLimitSupport support) {
-		this.rules = rules;
+	public RateLimitFilter(ServletRateLimitSupport support) {
 		this.support = support;
 	}
 
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		if (this.support.apply(request, response,
-				this.rules.matchBeforeAuthentication(request.getMethod(), ServletRateLimitSupport.path(request)))) {
+		if (this.support.applyBeforeAuthentication(request, response)) {
 			chain.doFilter(request, response);
 		}
 	}

@@ -4,9 +4,6 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-import dev.ratelimit.web.RateLimitRules;
-
-import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
 
 /**
@@ -16,28 +13,21 @@ import org.springframework.web.servlet.HandlerInterceptor;
  */
 public final class RateLimitInterceptor implements HandlerInterceptor {
 
-	private final RateLimitRules rules;
-
 	private final ServletRateLimitSupport support;
 
 	/**
 	 * Creates an interceptor.
-	 * @param rules the rules in force
-	 * @param support applies rules to servlet requests
+	 * @param support applies the rules to servlet requests
 	 */
-	public RateLimitInterceptor(RateLimitRules rules, ServletRateLimitSupport support) {
-		this.rules = rules;
+	public RateLimitInterceptor(ServletRateLimitSupport support) {
 		this.support = support;
 	}
 
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws Exception {
-		if (request.getDispatcherType() != DispatcherType.REQUEST) {
-			return true;
-		}
-		return this.support.apply(request, response, this.rules.matchAfterAuthentication(request.getMethod(),
-				ServletRateLimitSupport.path(request), (handler instanceof HandlerMethod method) ? method : null));
+		return request.getDispatcherType() != DispatcherType.REQUEST
+				|| this.support.applyAfterAuthentication(request, response, handler);
 	}
 
 }

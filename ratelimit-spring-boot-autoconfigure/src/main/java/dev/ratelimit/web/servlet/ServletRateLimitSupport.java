@@ -23,9 +23,11 @@ import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.RateLimitVerdict;
 
 import org.springframework.http.server.PathContainer;
+import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.util.UriUtils;
 
 /**
@@ -40,6 +42,8 @@ public final class ServletRateLimitSupport {
 
 	/** Where Tomcat says that it could not parse a request's parameters. */
 	private static final String PARAMETER_PARSE_FAILED = "org.apache.catalina.parameter_parse_failed";
+
+	private final RateLimitRules rules;
 
 	private final RateLimitEnforcer enforcer;
 
@@ -57,6 +61,7 @@ public final class ServletRateLimitSupport {
 
 	/**
 	 * Creates the support.
+	 * @param rules the rules in force
 	 * @param enforcer decides requests under the rules
 	 * @param addresses resolves client addresses
 	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
@@ -64,15 +69,41 @@ public final class ServletRateLimitSupport {
 	 * @param rejections builds the responses to refused requests
 	 * @param writer writes headers and responses
 	 */
-	public ServletRateLimitSupport(RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+	public ServletRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
 			Function<String, RateLimitKeyResolver> keyResolvers, RateLimitHeaders headers,
 			RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
+		this.rules = rules;
 		this.enforcer = enforcer;
 		this.addresses = addresses;
 		this.keyResolvers = keyResolvers;
 		this.headers = headers;
 		this.rejections = rejections;
 		this.writer = writer;
+	}
+
+	/**
+	 * Applies the rules that run before authentication, for the {@link RateLimitFilter}.
+	 * @param request the request
+	 * @param response the response
+	 * @return whether the request may go on
+	 * @throws IOException when a refusal cannot be written
+	 */
+	boolean applyBeforeAuthentication(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		return apply(request, response, this.rules.matchBeforeAuthentication(request.getMethod(), path(request)));
+	}
+
+	/**
+	 * Applies the rules that run after authentication, for the {@link RateLimitInterceptor}.
+	 * @param request the request
+	 * @param response the response
+	 * @param handler the handler the request is about to reach
+	 * @return whether the request may go on
+	 * @throws IOException when a refusal cannot be written
+	 */
+	boolean applyAfterAuthentication(HttpServletRequest request, HttpServletResponse response, Object handler)
+			throws IOException {
+		return apply(request, response, this.rules.matchAfterAuthentication(request.getMethod(), path(request),
+				(handler instanceof HandlerMethod method) ? method : null));
 	}
 
 	/**
@@ -84,7 +115,7 @@ public final class ServletRateLimitSupport {
 	 * @return whether the request may go on
 	 * @throws IOException when a refusal cannot be written
 	 */
-	public boolean apply(HttpServletRequest request, HttpServletResponse response, List<RateLimitRule> applicable)
+	private boolean apply(HttpServletRequest request, HttpServletResponse response, List<RateLimitRule> applicable)
 			throws IOException {
 		if (applicable.isEmpty()) {
 			return true;
@@ -166,7 +197,7 @@ public final class ServletRateLimitSupport {
 	 * @param request the request
 	 * @return the path
 	 */
-	static PathContainer path(HttpServletRequest request) {
+	private static PathContainer path(HttpServletRequest request) {
 		HttpServletMapping mapping = request.getHttpServletMapping();
 		String pathInfo = request.getPathInfo();
 		String path = (mapping != null && mapping.getMappingMatch() == MappingMatch.PATH) ? pathInfo
