@@ -13,14 +13,22 @@
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
 -- retry_after_us (0 when it admits: exactly when the call would fit), reset_after_us (until the
 -- weighted count is back to zero). The call is granted, and every limit charged, only if every limit
--- admits it. Every key written expires when its current window has become previous and run out.
+-- admits it, and nothing is written for a refused call. Every key written expires when its current
+-- window has become previous and run out; the TTL is set when a window's fields are written, and a key
+-- found without one is repaired when a call is refused or the next window starts.
+--
+-- Commands on the server's clock: a granted call TIME, HMGET, HINCRBY (HSET and PEXPIRE instead when it
+-- is the first of its window); a refused call TIME, HMGET, PTTL.
 
--- now, permits, peek and int() come from prelude.lua
+-- permits, peek, now and clock() come from prelude.lua
 
-local indexes, times, currents, previouses, granted = {}, {}, {}, {}, true
-for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local index = math.floor(now / window)
+-- Reads limit i's key: its limit, window, the current window's index, the time the weights are taken
+-- at (now, or later after a clock step back), the current and previous counts, and whether the stored
+-- fields still describe the current window (so that a grant only increments its count).
+local function read(i)
+  local limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  local t = clock()
+  local index = math.floor(t / window)
   local state = redis.pcall('HMGET', KEYS[i], 'w', 'c', 'p', 'l')
   if state.err then
     if not peek then
@@ -28,32 +36,33 @@ for i = 1, #KEYS do
     end
     state = {false, false, false, false}
   end
-  local stored, current, previous = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3]) or 0
-  local t = now
-  if tonumber(state[4]) ~= window then
+  local stored, current, previous, same = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3]) or 0, false
+  if state[4] ~= ARGV[3 * i + 1] then
     -- counted under another window length (or not at all): those windows do not line up with these
     previous, current = 0, 0
   elseif stored and stored > index then
     -- the clock stepped back across a window boundary: keep the newer window, weighed at its start
-    index, t = stored, stored * window
+    index, t, same = stored, stored * window, true
+  elseif stored == index then
+    same = true
   elseif stored == index - 1 then
     previous, current = current, 0
-  elseif stored ~= index then
+  else
     previous, current = 0, 0
   end
-  indexes[i], times[i], currents[i], previouses[i] = index, t, current, previous
-  local elapsed = t - index * window
-  if previous * (window - elapsed) + (current + permits) * window > limit * window then
-    granted = false
-  end
+  return limit, window, index, t, current, previous, same
 end
 
-local reply = {}
-for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local index, t, current, previous = indexes[i], times[i], currents[i], previouses[i]
+-- Whether a call fits limit i, given what read(i) returned.
+local function fits(limit, window, index, t, current, previous)
+  return previous * (window - (t - index * window)) + (current + permits) * window <= limit * window
+end
+
+-- Charges limit i's key when the call is granted, else repairs a key without a TTL; returns its four
+-- reply numbers.
+local function write(i, granted, limit, window, index, t, current, previous, same)
   local elapsed = t - index * window
-  local admits = previous * (window - elapsed) + (current + permits) * window <= limit * window
+  local admits = fits(limit, window, index, t, current, previous)
   local retry_after = 0
   if not admits then
     -- within this window: the previous count's weight must shrink to what is left of the limit
@@ -70,25 +79,48 @@ for i = 1, #KEYS do
       retry_after = (window - elapsed) + math.min(fits_at, window)
     end
   end
-  if granted and not peek then
+  if peek then
+    -- nothing is written
+  elseif granted then
+    if same then
+      redis.call('HINCRBY', KEYS[i], 'c', ARGV[2])
+    else
+      redis.call('HSET', KEYS[i], 'w', index, 'c', permits, 'p', previous, 'l', window)
+      redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
+    end
     current = current + permits
-    redis.call('HSET', KEYS[i], 'w', int(index), 'c', int(current), 'p', int(previous), 'l', int(window))
-    redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
-  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
+  elseif redis.call('PTTL', KEYS[i]) == -1 then
     redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
   end
   local weighted = previous * (window - elapsed) + current * window
   -- times were weighed from t; after a clock step back, t lies ahead of now
   local ahead = t - now
-  reply[4 * i - 3] = admits and 1 or 0
-  reply[4 * i - 2] = math.max(math.floor((limit * window - weighted) / window), 0)
-  reply[4 * i - 1] = admits and 0 or (retry_after + ahead)
+  local reset_after = 0
   if current > 0 then
-    reply[4 * i] = (window - elapsed) + window + ahead
+    reset_after = (window - elapsed) + window + ahead
   elseif previous > 0 then
-    reply[4 * i] = window - elapsed + ahead
-  else
-    reply[4 * i] = 0
+    reset_after = window - elapsed + ahead
   end
+  return admits and 1 or 0, math.max(math.floor((limit * window - weighted) / window), 0),
+    admits and 0 or (retry_after + ahead), reset_after
+end
+
+if #KEYS == 1 then
+  local limit, window, index, t, current, previous, same = read(1)
+  return {write(1, fits(limit, window, index, t, current, previous), limit, window, index, t, current, previous,
+    same)}
+end
+local states, granted = {}, true
+for i = 1, #KEYS do
+  local state = {read(i)}
+  states[i] = state
+  if not fits(unpack(state)) then
+    granted = false
+  end
+end
+local reply = {}
+for i = 1, #KEYS do
+  local admits, remaining, retry_after, reset_after = write(i, granted, unpack(states[i]))
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits, remaining, retry_after, reset_after
 end
 return reply

@@ -12,44 +12,45 @@
 -- retry_after_us (0 when it admits), reset_after_us (until the key is back to full). The call is
 -- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged.
 -- Every key written gets a TTL that outlives its newest entry; a key found without one is repaired.
+--
+-- Commands on the server's clock: a granted call TIME, ZREMRANGEBYSCORE, ZCARD, ZADD (one per permit),
+-- ZRANGE, PEXPIRE; a refused call TIME, ZREMRANGEBYSCORE, ZCARD, ZRANGE, ZRANGEBYSCORE, PTTL. Scores
+-- are integers, so that the entries within the window are those from now - window_us + 1 on.
 
--- now, permits, peek and int() come from prelude.lua
+-- permits, peek, now and clock() come from prelude.lua
 
-local counts, granted = {}, true
-for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+-- Reads limit i's key: its limit, window and the entries within the window.
+local function read(i)
+  local limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  local t = clock()
   local count
   if peek then
     -- entries still within the window, without removing the others
-    count = redis.pcall('ZCOUNT', KEYS[i], '(' .. int(now - window), '+inf')
+    count = redis.pcall('ZCOUNT', KEYS[i], t - window + 1, '+inf')
     if type(count) == 'table' then
       count = 0
     end
   else
-    local removed = redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', int(now - window))
-    if type(removed) == 'table' and removed.err then
+    local removed = redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', t - window)
+    if type(removed) == 'table' then
       -- a key of another type would fail every call: start afresh
       redis.call('DEL', KEYS[i])
     end
     count = redis.call('ZCARD', KEYS[i])
   end
-  counts[i] = count
-  if count + permits > limit then
-    granted = false
-  end
+  return limit, window, count
 end
 
-local reply = {}
-for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local count = counts[i]
+-- Charges limit i's key when the call is granted, else repairs a key without a TTL; returns its four
+-- reply numbers.
+local function write(i, granted, limit, window, count)
   local admits = count + permits <= limit
   if granted and not peek then
     -- members must be unique: calls within the same microsecond each add their own entries
-    local score, seq = int(now), count
+    local seq = count
     for _ = 1, permits do
       seq = seq + 1
-      while redis.call('ZADD', KEYS[i], 'NX', score, score .. ':' .. seq) == 0 do
+      while redis.call('ZADD', KEYS[i], 'NX', now, string.format('%d:%d', now, seq)) == 0 do
         seq = seq + limit
       end
     end
@@ -57,7 +58,8 @@ for i = 1, #KEYS do
   end
   local reset_after = 0
   if count > 0 then
-    local newest = tonumber(redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')[2])
+    -- the newest entry is this call's, unless the clock stepped back behind entries already there
+    local newest = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')[2]
     reset_after = math.max(newest + window - now, 0)
     if not peek and (granted or redis.call('PTTL', KEYS[i]) == -1) then
       redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(reset_after / 1000), 1))
@@ -66,15 +68,29 @@ for i = 1, #KEYS do
   local retry_after = 0
   if not admits then
     -- the call fits once the (count + permits - limit) oldest entries have left the window
-    local index = count + permits - limit - 1
-    local blocking = redis.call('ZRANGEBYSCORE', KEYS[i], '(' .. int(now - window), '+inf', 'WITHSCORES', 'LIMIT',
-      index, 1)
-    retry_after = tonumber(blocking[2]) + window - now
+    local blocking = redis.call('ZRANGEBYSCORE', KEYS[i], now - window + 1, '+inf', 'WITHSCORES', 'LIMIT',
+      count + permits - limit - 1, 1)
+    retry_after = blocking[2] + window - now
   end
-  reply[4 * i - 3] = admits and 1 or 0
   -- a limit lowered since the key filled can leave count above it
-  reply[4 * i - 2] = math.max(limit - count, 0)
-  reply[4 * i - 1] = retry_after
-  reply[4 * i] = reset_after
+  return admits and 1 or 0, math.max(limit - count, 0), retry_after, reset_after
+end
+
+if #KEYS == 1 then
+  local limit, window, count = read(1)
+  return {write(1, count + permits <= limit, limit, window, count)}
+end
+local states, granted = {}, true
+for i = 1, #KEYS do
+  local state = {read(i)}
+  states[i] = state
+  if state[3] + permits > state[1] then
+    granted = false
+  end
+end
+local reply = {}
+for i = 1, #KEYS do
+  local admits, remaining, retry_after, reset_after = write(i, granted, unpack(states[i]))
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits, remaining, retry_after, reset_after
 end
 return reply
