@@ -20,7 +20,7 @@
 -- Commands on the server's clock: a granted call HMGET, PTTL, HINCRBY (HSET and PEXPIRE instead when
 -- it opens the window); a refused call HMGET, PTTL.
 
--- permits, peek, now and clock() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
 -- Reads limit i's key: its limit, window, the permits taken, the µs until the window ends (left), and
 -- what the key holds (kind): 'new' (nothing), 'stale' (a window that is over), 'caller' (a window
@@ -59,27 +59,27 @@ local function write(i, granted, limit, window, count, left, kind)
     -- nothing is written
   elseif granted and (kind == 'new' or kind == 'stale') then
     if now then
-      redis.call('HSET', KEYS[i], 'n', permits, 's', now)
+      redis.call('HSET', KEYS[i], 'n', ARGV[2], 's', ARGV[1])
     else
       if kind == 'stale' then
         -- the start of a window opened on a caller's clock must not outlive it
         redis.call('DEL', KEYS[i])
       end
-      redis.call('HSET', KEYS[i], 'n', permits)
+      redis.call('HSET', KEYS[i], 'n', ARGV[2])
     end
-    redis.call('PEXPIRE', KEYS[i], math.ceil(window / 1000))
+    redis.call('PEXPIRE', KEYS[i], int(math.ceil(window / 1000)))
   elseif granted then
     redis.call('HINCRBY', KEYS[i], 'n', ARGV[2])
     if now and kind ~= 'caller' then
       -- the caller's clock takes over a window opened on the server's: it keeps that window's end
-      redis.call('HSET', KEYS[i], 's', now + left - window)
+      redis.call('HSET', KEYS[i], 's', int(now + left - window))
     end
     if kind == 'caller' or now or kind == -1 then
-      redis.call('PEXPIRE', KEYS[i], math.ceil(left / 1000))
+      redis.call('PEXPIRE', KEYS[i], int(math.ceil(left / 1000)))
     end
   elseif kind == -1 or (kind == 'caller' and redis.call('PTTL', KEYS[i]) == -1) then
     -- a key without a TTL (left by hand, or by older code) is repaired
-    redis.call('PEXPIRE', KEYS[i], math.ceil(left / 1000))
+    redis.call('PEXPIRE', KEYS[i], int(math.ceil(left / 1000)))
   elseif kind == 'stale' and redis.call('PTTL', KEYS[i]) == -1 then
     redis.call('DEL', KEYS[i])
   end

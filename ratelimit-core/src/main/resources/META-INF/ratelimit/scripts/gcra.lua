@@ -18,7 +18,7 @@
 --
 -- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
--- permits, peek, now and clock() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
 -- Reads limit i's key: its limit, window, burst and how far the TAT lies ahead of now, in 1/limit µs
 -- (never behind: a late TAT restarts at now).
@@ -54,11 +54,11 @@ local function write(i, granted, limit, window, burst, diff)
     diff = diff + permits * window
     local t = clock()
     redis.call('SET', KEYS[i], string.format('%d:%d', t + math.floor(diff / limit), diff % limit), 'PX',
-      math.max(math.ceil(math.ceil(diff / limit) / 1000), 1))
+      int(math.max(math.ceil(math.ceil(diff / limit) / 1000), 1)))
   elseif redis.call('PTTL', KEYS[i]) == -1 then
     -- a key without a TTL is repaired, or dropped when its TAT has passed
     if diff > 0 then
-      redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil(diff / limit) / 1000), 1))
+      redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(math.ceil(diff / limit) / 1000), 1)))
     else
       redis.call('DEL', KEYS[i])
     end

@@ -6,13 +6,15 @@
 --          writing nothing
 --
 -- Defines: permits (>= 1), peek (true when nothing may be written), now (the caller's time in µs, or
--- false when the server's clock decides) and clock() (now, reading the server's TIME the first time it
--- is needed: a script that can decide without the time never calls TIME).
+-- false when the server's clock decides), clock() (now, reading the server's TIME the first time it is
+-- needed: a script that can decide without the time never calls TIME) and int(x) (an integer as the
+-- decimal string a command takes).
 --
--- Cost matters here: every call pays for what the scripts do, so they convert no more strings to
--- numbers than they need (each tonumber is a strtod), build no strings a command can take as a number
--- (redis.call formats a Lua number with %.17g, exact for the integers below 2^53 used here), and
--- create few tables (each is garbage for Lua's collector).
+-- Cost matters here: every call pays for what the scripts do. They pass commands strings, the
+-- arguments' own where they can and int() where they compute one: redis.call formats a Lua number
+-- with %.17g, a floating-point conversion that costs Redis several times what '%d' does (and Lua's
+-- own number-to-string conversion, %.14g, would lose digits of a time in µs). They convert no more
+-- strings to numbers than they need, and create few tables (each is garbage for Lua's collector).
 
 local permits = (ARGV[2] == '1') and 1 or tonumber(ARGV[2])
 local peek = permits < 0
@@ -21,6 +23,10 @@ if peek then
 end
 
 local now = (ARGV[1] ~= '') and tonumber(ARGV[1])
+
+local function int(x)
+  return string.format('%d', x)
+end
 
 local function clock()
   if not now then

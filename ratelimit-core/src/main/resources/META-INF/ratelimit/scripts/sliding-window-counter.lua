@@ -20,7 +20,7 @@
 -- Commands on the server's clock: a granted call TIME, HMGET, HINCRBY (HSET and PEXPIRE instead when it
 -- is the first of its window); a refused call TIME, HMGET, PTTL.
 
--- permits, peek, now and clock() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
 -- Reads limit i's key: its limit, window, the current window's index, the time the weights are taken
 -- at (now, or later after a clock step back), the current and previous counts, and whether the stored
@@ -85,12 +85,12 @@ local function write(i, granted, limit, window, index, t, current, previous, sam
     if same then
       redis.call('HINCRBY', KEYS[i], 'c', ARGV[2])
     else
-      redis.call('HSET', KEYS[i], 'w', index, 'c', permits, 'p', previous, 'l', window)
-      redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
+      redis.call('HSET', KEYS[i], 'w', int(index), 'c', ARGV[2], 'p', int(previous), 'l', ARGV[3 * i + 1])
+      redis.call('PEXPIRE', KEYS[i], int(math.ceil(((index + 2) * window - now) / 1000)))
     end
     current = current + permits
   elseif redis.call('PTTL', KEYS[i]) == -1 then
-    redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
+    redis.call('PEXPIRE', KEYS[i], int(math.ceil(((index + 2) * window - now) / 1000)))
   end
   local weighted = previous * (window - elapsed) + current * window
   -- times were weighed from t; after a clock step back, t lies ahead of now

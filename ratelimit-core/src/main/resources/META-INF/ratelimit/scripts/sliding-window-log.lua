@@ -17,7 +17,7 @@
 -- ZRANGE, PEXPIRE; a refused call TIME, ZREMRANGEBYSCORE, ZCARD, ZRANGE, ZRANGEBYSCORE, PTTL. Scores
 -- are integers, so that the entries within the window are those from now - window_us + 1 on.
 
--- permits, peek, now and clock() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
 -- Reads limit i's key: its limit, window and the entries within the window.
 local function read(i)
@@ -26,12 +26,12 @@ local function read(i)
   local count
   if peek then
     -- entries still within the window, without removing the others
-    count = redis.pcall('ZCOUNT', KEYS[i], t - window + 1, '+inf')
+    count = redis.pcall('ZCOUNT', KEYS[i], int(t - window + 1), '+inf')
     if type(count) == 'table' then
       count = 0
     end
   else
-    local removed = redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', t - window)
+    local removed = redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', int(t - window))
     if type(removed) == 'table' then
       -- a key of another type would fail every call: start afresh
       redis.call('DEL', KEYS[i])
@@ -47,10 +47,10 @@ local function write(i, granted, limit, window, count)
   local admits = count + permits <= limit
   if granted and not peek then
     -- members must be unique: calls within the same microsecond each add their own entries
-    local seq = count
+    local score, seq = int(now), count
     for _ = 1, permits do
       seq = seq + 1
-      while redis.call('ZADD', KEYS[i], 'NX', now, string.format('%d:%d', now, seq)) == 0 do
+      while redis.call('ZADD', KEYS[i], 'NX', score, score .. ':' .. int(seq)) == 0 do
         seq = seq + limit
       end
     end
@@ -59,17 +59,17 @@ local function write(i, granted, limit, window, count)
   local reset_after = 0
   if count > 0 then
     -- the newest entry is this call's, unless the clock stepped back behind entries already there
-    local newest = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')[2]
+    local newest = redis.call('ZRANGE', KEYS[i], '-1', '-1', 'WITHSCORES')[2]
     reset_after = math.max(newest + window - now, 0)
     if not peek and (granted or redis.call('PTTL', KEYS[i]) == -1) then
-      redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(reset_after / 1000), 1))
+      redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(reset_after / 1000), 1)))
     end
   end
   local retry_after = 0
   if not admits then
     -- the call fits once the (count + permits - limit) oldest entries have left the window
-    local blocking = redis.call('ZRANGEBYSCORE', KEYS[i], now - window + 1, '+inf', 'WITHSCORES', 'LIMIT',
-      count + permits - limit - 1, 1)
+    local blocking = redis.call('ZRANGEBYSCORE', KEYS[i], int(now - window + 1), '+inf', 'WITHSCORES', 'LIMIT',
+      int(count + permits - limit - 1), '1')
     retry_after = blocking[2] + window - now
   end
   -- a limit lowered since the key filled can leave count above it

@@ -20,7 +20,7 @@
 --
 -- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
--- permits, peek, now and clock() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
 -- Reads limit i's key: its limit, window, capacity, the tokens available now and the time to record
 -- as the last refill.
@@ -71,9 +71,9 @@ local function write(i, granted, limit, window, capacity, available, stamp)
   elseif granted then
     available = available - permits * window
     redis.call('SET', KEYS[i], string.format('%d:%d:%d', available, stamp, window), 'PX',
-      math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))
+      int(math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1)))
   elseif redis.call('PTTL', KEYS[i]) == -1 then
-    redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))
+    redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1)))
   end
   return admits and 1 or 0, math.floor(available / window),
     admits and 0 or math.ceil((permits * window - available) / limit), math.ceil((capacity - available) / limit)
