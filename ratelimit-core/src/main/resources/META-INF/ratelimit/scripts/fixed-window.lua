@@ -22,11 +22,15 @@
 
 -- permits, peek, now, clock() and int() come from prelude.lua
 
--- Reads limit i's key: its limit, window, the permits taken, the µs until the window ends (left), and
--- what the key holds (kind): 'new' (nothing), 'stale' (a window that is over), 'caller' (a window
--- with field s), or the TTL in ms of a window on the server's clock.
-local function read(i)
-  local limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- kind: what the key holds: 'new' (nothing), 'stale' (a window that is over), 'caller' (a window with
+-- field s), or the TTL in ms of a window on the server's clock. left: µs until the window ends.
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, count, left, kind
+for i = 1, #KEYS do
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
   local state = redis.pcall('HMGET', KEYS[i], 'n', 's')
   if state.err then
     -- a key of another type (the seed's plain counter, say) would fail every call: start afresh
@@ -35,8 +39,8 @@ local function read(i)
     end
     state = {false, false}
   end
-  local count, start = tonumber(state[1]), tonumber(state[2])
-  local left, kind
+  local start
+  count, start, left, kind = tonumber(state[1]), tonumber(state[2]), false, false
   if count and start then
     left, kind = start + window - clock(), 'caller'
   elseif count then
@@ -46,14 +50,21 @@ local function read(i)
     left = (kind >= 0) and math.min((kind + 1) * 1000, window) or window
   end
   if not left or left <= 0 then
-    return limit, window, 0, window, count and 'stale' or 'new'
+    count, left, kind = 0, window, count and 'stale' or 'new'
   end
-  return limit, window, count, left, kind
+  if count + permits > limit then
+    granted = false
+  end
+  if several then
+    states[i] = {limit, window, count, left, kind}
+  end
 end
 
--- Charges limit i's key when the call is granted, else repairs a key without a TTL; returns its four
--- reply numbers.
-local function write(i, granted, limit, window, count, left, kind)
+local reply = several and {}
+for i = 1, #KEYS do
+  if several then
+    limit, window, count, left, kind = unpack(states[i])
+  end
   local admits = count + permits <= limit
   if peek then
     -- nothing is written
@@ -87,24 +98,11 @@ local function write(i, granted, limit, window, count, left, kind)
     count = count + permits
   end
   -- a limit lowered since the key filled can leave count above it
-  return admits and 1 or 0, math.max(limit - count, 0), admits and 0 or left, (count > 0) and left or 0
-end
-
-if #KEYS == 1 then
-  local limit, window, count, left, kind = read(1)
-  return {write(1, count + permits <= limit, limit, window, count, left, kind)}
-end
-local states, granted = {}, true
-for i = 1, #KEYS do
-  local state = {read(i)}
-  states[i] = state
-  if state[3] + permits > state[1] then
-    granted = false
+  local remaining, retry_after, reset_after = math.max(limit - count, 0), admits and 0 or left, (count > 0) and left or 0
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
   end
-end
-local reply = {}
-for i = 1, #KEYS do
-  local admits, remaining, retry_after, reset_after = write(i, granted, unpack(states[i]))
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits, remaining, retry_after, reset_after
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

@@ -20,11 +20,15 @@
 
 -- permits, peek, now, clock() and int() come from prelude.lua
 
--- Reads limit i's key: its limit, window, burst and how far the TAT lies ahead of now, in 1/limit µs
--- (never behind: a late TAT restarts at now).
-local function read(i)
-  local limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
-  local burst = (ARGV[3 * i + 2] == ARGV[3 * i]) and limit or ARGV[3 * i + 2] + 0
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- diff: how far the TAT lies ahead of now, in 1/limit µs (never behind: a late TAT restarts at now).
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, burst, diff
+for i = 1, #KEYS do
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  burst = (ARGV[3 * i + 2] == ARGV[3 * i]) and limit or ARGV[3 * i + 2] + 0
   local value = redis.pcall('GET', KEYS[i])
   if type(value) == 'table' then
     -- a key of another type would fail every call: start afresh
@@ -33,27 +37,33 @@ local function read(i)
     end
     value = false
   end
-  local diff = 0
+  diff = 0
   if value then
     local tat, remainder = string.match(value, '^(%d+):(%d+)$')
     if tat then
       diff = math.max((tat - clock()) * limit + remainder, 0)
     end
   end
-  return limit, window, burst, diff
+  if diff + permits * window > burst * window then
+    granted = false
+  end
+  if several then
+    states[i] = {limit, window, burst, diff}
+  end
 end
 
--- Charges limit i's key when the call is granted, else repairs a key without a TTL; returns its four
--- reply numbers.
-local function write(i, granted, limit, window, burst, diff)
+local reply = several and {}
+for i = 1, #KEYS do
+  if several then
+    limit, window, burst, diff = unpack(states[i])
+  end
   local admits = diff + permits * window <= burst * window
   local retry_after = admits and 0 or math.ceil((diff + permits * window - burst * window) / limit)
   if peek then
     -- nothing is written
   elseif granted then
     diff = diff + permits * window
-    local t = clock()
-    redis.call('SET', KEYS[i], string.format('%d:%d', t + math.floor(diff / limit), diff % limit), 'PX',
+    redis.call('SET', KEYS[i], string.format('%d:%d', clock() + math.floor(diff / limit), diff % limit), 'PX',
       int(math.max(math.ceil(math.ceil(diff / limit) / 1000), 1)))
   elseif redis.call('PTTL', KEYS[i]) == -1 then
     -- a key without a TTL is repaired, or dropped when its TAT has passed
@@ -63,25 +73,11 @@ local function write(i, granted, limit, window, burst, diff)
       redis.call('DEL', KEYS[i])
     end
   end
-  return admits and 1 or 0, math.max(math.floor((burst * window - diff) / window), 0), retry_after,
-    math.ceil(diff / limit)
-end
-
-if #KEYS == 1 then
-  local limit, window, burst, diff = read(1)
-  return {write(1, diff + permits * window <= burst * window, limit, window, burst, diff)}
-end
-local states, granted = {}, true
-for i = 1, #KEYS do
-  local state = {read(i)}
-  states[i] = state
-  if state[4] + permits * state[2] > state[3] * state[2] then
-    granted = false
+  local remaining, reset_after = math.max(math.floor((burst * window - diff) / window), 0), math.ceil(diff / limit)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
   end
-end
-local reply = {}
-for i = 1, #KEYS do
-  local admits, remaining, retry_after, reset_after = write(i, granted, unpack(states[i]))
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits, remaining, retry_after, reset_after
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

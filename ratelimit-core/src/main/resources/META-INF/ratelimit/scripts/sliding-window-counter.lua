@@ -22,13 +22,17 @@
 
 -- permits, peek, now, clock() and int() come from prelude.lua
 
--- Reads limit i's key: its limit, window, the current window's index, the time the weights are taken
--- at (now, or later after a clock step back), the current and previous counts, and whether the stored
--- fields still describe the current window (so that a grant only increments its count).
-local function read(i)
-  local limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
-  local t = clock()
-  local index = math.floor(t / window)
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- index: the current window; t: the time the weights are taken at (now, or later after a clock step
+-- back); same: whether the stored fields describe the current window, so that a grant only increments.
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, index, t, current, previous, same
+for i = 1, #KEYS do
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  t = clock()
+  index = math.floor(t / window)
   local state = redis.pcall('HMGET', KEYS[i], 'w', 'c', 'p', 'l')
   if state.err then
     if not peek then
@@ -36,7 +40,8 @@ local function read(i)
     end
     state = {false, false, false, false}
   end
-  local stored, current, previous, same = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3]) or 0, false
+  local stored = tonumber(state[1])
+  current, previous, same = tonumber(state[2]) or 0, tonumber(state[3]) or 0, false
   if state[4] ~= ARGV[3 * i + 1] then
     -- counted under another window length (or not at all): those windows do not line up with these
     previous, current = 0, 0
@@ -50,19 +55,21 @@ local function read(i)
   else
     previous, current = 0, 0
   end
-  return limit, window, index, t, current, previous, same
+  if previous * (window - (t - index * window)) + (current + permits) * window > limit * window then
+    granted = false
+  end
+  if several then
+    states[i] = {limit, window, index, t, current, previous, same}
+  end
 end
 
--- Whether a call fits limit i, given what read(i) returned.
-local function fits(limit, window, index, t, current, previous)
-  return previous * (window - (t - index * window)) + (current + permits) * window <= limit * window
-end
-
--- Charges limit i's key when the call is granted, else repairs a key without a TTL; returns its four
--- reply numbers.
-local function write(i, granted, limit, window, index, t, current, previous, same)
+local reply = several and {}
+for i = 1, #KEYS do
+  if several then
+    limit, window, index, t, current, previous, same = unpack(states[i])
+  end
   local elapsed = t - index * window
-  local admits = fits(limit, window, index, t, current, previous)
+  local admits = previous * (window - elapsed) + (current + permits) * window <= limit * window
   local retry_after = 0
   if not admits then
     -- within this window: the previous count's weight must shrink to what is left of the limit
@@ -101,26 +108,12 @@ local function write(i, granted, limit, window, index, t, current, previous, sam
   elseif previous > 0 then
     reset_after = window - elapsed + ahead
   end
-  return admits and 1 or 0, math.max(math.floor((limit * window - weighted) / window), 0),
-    admits and 0 or (retry_after + ahead), reset_after
-end
-
-if #KEYS == 1 then
-  local limit, window, index, t, current, previous, same = read(1)
-  return {write(1, fits(limit, window, index, t, current, previous), limit, window, index, t, current, previous,
-    same)}
-end
-local states, granted = {}, true
-for i = 1, #KEYS do
-  local state = {read(i)}
-  states[i] = state
-  if not fits(unpack(state)) then
-    granted = false
+  local remaining = math.max(math.floor((limit * window - weighted) / window), 0)
+  retry_after = admits and 0 or (retry_after + ahead)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
   end
-end
-local reply = {}
-for i = 1, #KEYS do
-  local admits, remaining, retry_after, reset_after = write(i, granted, unpack(states[i]))
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits, remaining, retry_after, reset_after
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

@@ -19,11 +19,15 @@
 
 -- permits, peek, now, clock() and int() come from prelude.lua
 
--- Reads limit i's key: its limit, window and the entries within the window.
-local function read(i)
-  local limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
-  local t = clock()
-  local count
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- count: the entries within the window.
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, count
+local t = clock()
+for i = 1, #KEYS do
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
   if peek then
     -- entries still within the window, without removing the others
     count = redis.pcall('ZCOUNT', KEYS[i], int(t - window + 1), '+inf')
@@ -38,16 +42,23 @@ local function read(i)
     end
     count = redis.call('ZCARD', KEYS[i])
   end
-  return limit, window, count
+  if count + permits > limit then
+    granted = false
+  end
+  if several then
+    states[i] = {limit, window, count}
+  end
 end
 
--- Charges limit i's key when the call is granted, else repairs a key without a TTL; returns its four
--- reply numbers.
-local function write(i, granted, limit, window, count)
+local reply = several and {}
+for i = 1, #KEYS do
+  if several then
+    limit, window, count = unpack(states[i])
+  end
   local admits = count + permits <= limit
   if granted and not peek then
     -- members must be unique: calls within the same microsecond each add their own entries
-    local score, seq = int(now), count
+    local score, seq = int(t), count
     for _ = 1, permits do
       seq = seq + 1
       while redis.call('ZADD', KEYS[i], 'NX', score, score .. ':' .. int(seq)) == 0 do
@@ -60,7 +71,7 @@ local function write(i, granted, limit, window, count)
   if count > 0 then
     -- the newest entry is this call's, unless the clock stepped back behind entries already there
     local newest = redis.call('ZRANGE', KEYS[i], '-1', '-1', 'WITHSCORES')[2]
-    reset_after = math.max(newest + window - now, 0)
+    reset_after = math.max(newest + window - t, 0)
     if not peek and (granted or redis.call('PTTL', KEYS[i]) == -1) then
       redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(reset_after / 1000), 1)))
     end
@@ -68,29 +79,16 @@ local function write(i, granted, limit, window, count)
   local retry_after = 0
   if not admits then
     -- the call fits once the (count + permits - limit) oldest entries have left the window
-    local blocking = redis.call('ZRANGEBYSCORE', KEYS[i], int(now - window + 1), '+inf', 'WITHSCORES', 'LIMIT',
+    local blocking = redis.call('ZRANGEBYSCORE', KEYS[i], int(t - window + 1), '+inf', 'WITHSCORES', 'LIMIT',
       int(count + permits - limit - 1), '1')
-    retry_after = blocking[2] + window - now
+    retry_after = blocking[2] + window - t
   end
   -- a limit lowered since the key filled can leave count above it
-  return admits and 1 or 0, math.max(limit - count, 0), retry_after, reset_after
-end
-
-if #KEYS == 1 then
-  local limit, window, count = read(1)
-  return {write(1, count + permits <= limit, limit, window, count)}
-end
-local states, granted = {}, true
-for i = 1, #KEYS do
-  local state = {read(i)}
-  states[i] = state
-  if state[3] + permits > state[1] then
-    granted = false
+  local remaining = math.max(limit - count, 0)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
   end
-end
-local reply = {}
-for i = 1, #KEYS do
-  local admits, remaining, retry_after, reset_after = write(i, granted, unpack(states[i]))
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits, remaining, retry_after, reset_after
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

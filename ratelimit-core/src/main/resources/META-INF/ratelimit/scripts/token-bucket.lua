@@ -22,12 +22,16 @@
 
 -- permits, peek, now, clock() and int() come from prelude.lua
 
--- Reads limit i's key: its limit, window, capacity, the tokens available now and the time to record
--- as the last refill.
-local function read(i)
-  local limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- available: tokens now, in units of 1/window_us; stamp: the time to record as the last refill.
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, capacity, available, stamp
+for i = 1, #KEYS do
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
   local burst = (ARGV[3 * i + 2] == ARGV[3 * i]) and limit or ARGV[3 * i + 2] + 0
-  local capacity = burst * window
+  capacity = burst * window
   local value = redis.pcall('GET', KEYS[i])
   local stored, refilled_at, counted_in
   if type(value) == 'table' then
@@ -44,27 +48,34 @@ local function read(i)
     stored, refilled_at, counted_in = string.match(value, '^(%d+):(%d+):(%d+)$')
   end
   local t = clock()
+  available, stamp = capacity, t
   if stored and refilled_at and counted_in then
     if counted_in ~= ARGV[3 * i + 1] then
       -- tokens were counted in units of another window: the same share of a token in this one's
       stored = math.floor(stored * window / counted_in)
     end
-    -- a clock that stepped back must not refill the same time twice
     local elapsed = t - refilled_at
     if elapsed < 0 then
-      return limit, window, capacity, stored + 0, refilled_at + 0
-    end
-    -- past the time to fill up, the bucket is full: never multiply a long idle time
-    if elapsed < math.ceil((capacity - stored) / limit) then
-      return limit, window, capacity, math.min(stored + elapsed * limit, capacity), t
+      -- a clock that stepped back must not refill the same time twice
+      available, stamp = stored + 0, refilled_at + 0
+    elseif elapsed < math.ceil((capacity - stored) / limit) then
+      -- past the time to fill up, the bucket is full: never multiply a long idle time
+      available = math.min(stored + elapsed * limit, capacity)
     end
   end
-  return limit, window, capacity, capacity, t
+  if available < permits * window then
+    granted = false
+  end
+  if several then
+    states[i] = {limit, window, capacity, available, stamp}
+  end
 end
 
--- Charges limit i's key when the call is granted, else repairs a key without a TTL; returns its four
--- reply numbers.
-local function write(i, granted, limit, window, capacity, available, stamp)
+local reply = several and {}
+for i = 1, #KEYS do
+  if several then
+    limit, window, capacity, available, stamp = unpack(states[i])
+  end
   local admits = available >= permits * window
   if peek then
     -- nothing is written
@@ -75,25 +86,13 @@ local function write(i, granted, limit, window, capacity, available, stamp)
   elseif redis.call('PTTL', KEYS[i]) == -1 then
     redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1)))
   end
-  return admits and 1 or 0, math.floor(available / window),
-    admits and 0 or math.ceil((permits * window - available) / limit), math.ceil((capacity - available) / limit)
-end
-
-if #KEYS == 1 then
-  local limit, window, capacity, available, stamp = read(1)
-  return {write(1, available >= permits * window, limit, window, capacity, available, stamp)}
-end
-local states, granted = {}, true
-for i = 1, #KEYS do
-  local state = {read(i)}
-  states[i] = state
-  if state[4] < permits * state[2] then
-    granted = false
+  local remaining, retry_after = math.floor(available / window),
+    admits and 0 or math.ceil((permits * window - available) / limit)
+  local reset_after = math.ceil((capacity - available) / limit)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
   end
-end
-local reply = {}
-for i = 1, #KEYS do
-  local admits, remaining, retry_after, reset_after = write(i, granted, unpack(states[i]))
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits, remaining, retry_after, reset_after
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply
