@@ -13,9 +13,10 @@
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
 -- retry_after_us (0 when it admits), reset_after_us (until the key is back to full). The call is
 -- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged and
--- nothing is written. Every key written gets a TTL ending with its window; a key found without one is
--- repaired. On the server's clock a window's end is known to the millisecond of its TTL: it lasts at
--- least window_us and less than 1 ms more, and retry_after_us is never early.
+-- nothing is written. Every key written gets a TTL ending with its window; a key found without one, or
+-- on the server's clock with one longer than its window (opened under a longer window), is repaired.
+-- On the server's clock a window's end is known to the millisecond of its TTL: it lasts at least
+-- window_us and less than 1 ms more, and retry_after_us is never early.
 --
 -- Commands on the server's clock: a granted call HMGET, PTTL, HINCRBY (HSET and PEXPIRE instead when
 -- it opens the window); a refused call HMGET, PTTL.
@@ -44,10 +45,15 @@ for i = 1, #KEYS do
   if count and start then
     left, kind = start + window - clock(), 'caller'
   elseif count then
-    -- it ends when the key expires, within the millisecond after its TTL; without a TTL (left by hand)
-    -- its end is unknown, and it is given a whole window
+    -- it ends when the key expires, within the millisecond after its TTL. Without a TTL (left by hand),
+    -- or with one longer than this window (it was opened under a longer one), its end is unknown: it is
+    -- given a whole window from now, and its TTL set to match (kind -1)
     kind = redis.call('PTTL', KEYS[i])
-    left = (kind >= 0) and math.min((kind + 1) * 1000, window) or window
+    if kind < 0 or kind > math.ceil(window / 1000) then
+      kind, left = -1, window
+    else
+      left = math.min((kind + 1) * 1000, window)
+    end
   end
   if not left or left <= 0 then
     count, left, kind = 0, window, count and 'stale' or 'new'
@@ -89,7 +95,7 @@ for i = 1, #KEYS do
       redis.call('PEXPIRE', KEYS[i], int(math.ceil(left / 1000)))
     end
   elseif kind == -1 or (kind == 'caller' and redis.call('PTTL', KEYS[i]) == -1) then
-    -- a key without a TTL (left by hand, or by older code) is repaired
+    -- a key without a TTL (left by hand, or by older code), or with one past its window, is repaired
     redis.call('PEXPIRE', KEYS[i], int(math.ceil(left / 1000)))
   elseif kind == 'stale' and redis.call('PTTL', KEYS[i]) == -1 then
     redis.call('DEL', KEYS[i])

@@ -167,4 +167,15 @@ class FixedWindowRateLimiterTests {
 		assertThat(refused.retryAfter()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
 	}
 
+	@Test
+	void endsAWindowOpenedUnderALongerOneWithinTheCurrentLength() {
+		FixedWindowRateLimiter serverTime = new FixedWindowRateLimiter(this.redis);
+		assertThat(serverTime.tryAcquire(this.key, RateLimit.of(1, Duration.ofHours(1))).allowed()).isTrue();
+		// the window is shortened to a minute: the permit taken counts for at most a minute more
+		RateLimitDecision refused = serverTime.tryAcquire(this.key, RateLimit.of(1, Duration.ofMinutes(1)));
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(this.redis.getExpire(serverTime.redisKey(this.key), TimeUnit.MILLISECONDS)).isBetween(55_000L, 60_000L);
+	}
+
 }
