@@ -104,7 +104,8 @@ for i = 1, #KEYS do
     count = count + permits
   end
   -- a limit lowered since the key filled can leave count above it
-  local remaining, retry_after, reset_after = math.max(limit - count, 0), admits and 0 or left, (count > 0) and left or 0
+  local remaining = math.max(limit - count, 0)
+  local retry_after, reset_after = admits and 0 or left, (count > 0) and left or 0
   if not several then
     return {admits and 1 or 0, remaining, retry_after, reset_after}
   end

@@ -12,9 +12,9 @@
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
 -- retry_after_us (0 when it admits: exactly when the call would be granted), reset_after_us (until
--- the TAT is now, the key back to full). The call is granted, and every limit charged, only if every
--- limit admits it, and nothing is written for a refused call. Every key written expires when its TAT
--- has passed; a key found without a TTL is repaired.
+-- the TAT is now, the key back to full). The call is granted, and every limit charged, only if
+-- every limit admits it, and a refused call writes nothing (but a repaired TTL). Every key written
+-- expires when its TAT has passed; a key found without a TTL is repaired.
 --
 -- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
@@ -73,7 +73,8 @@ for i = 1, #KEYS do
       redis.call('DEL', KEYS[i])
     end
   end
-  local remaining, reset_after = math.max(math.floor((burst * window - diff) / window), 0), math.ceil(diff / limit)
+  local remaining = math.max(math.floor((burst * window - diff) / window), 0)
+  local reset_after = math.ceil(diff / limit)
   if not several then
     return {admits and 1 or 0, remaining, retry_after, reset_after}
   end

@@ -12,10 +12,11 @@
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
 -- retry_after_us (0 when it admits: exactly when the call would fit), reset_after_us (until the
--- weighted count is back to zero). The call is granted, and every limit charged, only if every limit
--- admits it, and nothing is written for a refused call. Every key written expires when its current
--- window has become previous and run out; the TTL is set when a window's fields are written, and a key
--- found without one is repaired when a call is refused or the next window starts.
+-- weighted count is back to zero). The call is granted, and every limit charged, only if every
+-- limit admits it, and a refused call writes nothing (but a repaired TTL). Every key written
+-- expires when its current window has become previous and run out; the TTL is set when a window's
+-- fields are written, and a key found without one is repaired when a call is refused or the next
+-- window starts.
 --
 -- Commands on the server's clock: a granted call TIME, HMGET, HINCRBY (HSET and PEXPIRE instead when it
 -- is the first of its window); a refused call TIME, HMGET, PTTL.

@@ -15,8 +15,8 @@
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining
 -- (whole tokens left), retry_after_us (0 when it admits: exactly when enough tokens are back),
 -- reset_after_us (until the bucket is full). The call is granted, and every limit charged, only if
--- every limit admits it, and nothing is written for a refused call. Every key written expires when
--- its bucket is full again; a key found without a TTL is repaired.
+-- every limit admits it, and a refused call writes nothing (but a repaired TTL). Every key written
+-- expires when its bucket is full again; a key found without a TTL is repaired.
 --
 -- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
