@@ -14,7 +14,7 @@
 -- Every key written gets a TTL that outlives its newest entry; a key found without one is repaired.
 --
 -- Commands on the server's clock: a granted call TIME, ZREMRANGEBYSCORE, ZCARD, ZADD (one per permit),
--- ZRANGE, PEXPIRE; a refused call TIME, ZREMRANGEBYSCORE, ZCARD, ZRANGE, ZRANGEBYSCORE, PTTL. Scores
+-- ZCOUNT, PEXPIRE; a refused call TIME, ZREMRANGEBYSCORE, ZCARD, ZRANGE, ZRANGEBYSCORE, PTTL. Scores
 -- are integers, so that the entries within the window are those from now - window_us + 1 on.
 
 -- permits, peek, now, clock() and int() come from prelude.lua
@@ -70,7 +70,11 @@ for i = 1, #KEYS do
   local reset_after = 0
   if count > 0 then
     -- the newest entry is this call's, unless the clock stepped back behind entries already there
-    local newest = redis.call('ZRANGE', KEYS[i], '-1', '-1', 'WITHSCORES')[2]
+    -- (ZCOUNT answers an integer; ZRANGE's score costs Redis a floating-point conversion)
+    local newest = t
+    if not granted or peek or redis.call('ZCOUNT', KEYS[i], int(t + 1), '+inf') > 0 then
+      newest = redis.call('ZRANGE', KEYS[i], '-1', '-1', 'WITHSCORES')[2]
+    end
     reset_after = math.max(newest + window - t, 0)
     if not peek and (granted or redis.call('PTTL', KEYS[i]) == -1) then
       redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(reset_after / 1000), 1)))

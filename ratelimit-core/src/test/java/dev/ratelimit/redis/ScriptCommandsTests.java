@@ -65,7 +65,7 @@ class ScriptCommandsTests {
 				arguments("fixed window", (template, clock) -> new FixedWindowRateLimiter(template, "rate", clock),
 						Map.of("hmget", 1L, "pttl", 1L, "hincrby", 1L)),
 				arguments("sliding window log", (template, clock) -> new SlidingWindowRateLimiter(template, "rate", clock),
-						Map.of("time", 1L, "zremrangebyscore", 1L, "zcard", 1L, "zadd", 1L, "zrange", 1L, "pexpire", 1L)),
+						Map.of("time", 1L, "zremrangebyscore", 1L, "zcard", 1L, "zadd", 1L, "zcount", 1L, "pexpire", 1L)),
 				arguments("sliding window counter",
 						(template, clock) -> new SlidingWindowCounterRateLimiter(template, "rate", clock),
 						Map.of("time", 1L, "hmget", 1L, "hincrby", 1L)),
