@@ -1,6 +1,7 @@
 package dev.ratelimit.benchmarks;
 
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -32,7 +33,17 @@ public final class BenchmarkRedis implements AutoCloseable {
 	 * @return the running server
 	 */
 	public static BenchmarkRedis start() {
-		return new BenchmarkRedis(RedisServerProcess.start(RedisBinary.find()));
+		return start(RedisBinary.find());
+	}
+
+	/**
+	 * Starts the given executable as the redis-server, for example a wrapper that runs it under a
+	 * profiler.
+	 * @param binary the executable, which takes redis-server's arguments
+	 * @return the running server
+	 */
+	public static BenchmarkRedis start(Path binary) {
+		return new BenchmarkRedis(RedisServerProcess.start(binary));
 	}
 
 	/**

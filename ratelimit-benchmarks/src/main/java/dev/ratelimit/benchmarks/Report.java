@@ -171,7 +171,16 @@ public final class Report {
 			.append("`ratelimit-benchmarks/target/bench/`. The module is built only with the `benchmarks` profile, so ")
 			.append("`./mvnw -B verify` neither builds it nor downloads JMH, Bucket4j or Redisson. Single benchmarks: ")
 			.append("`java -jar ratelimit-benchmarks/target/benchmarks.jar RateLimiterBenchmarks -p system=gcra -t 8`; ")
-			.append("add `-prof stack` to see where the threads spend their time.\n");
+			.append("add `-prof stack` to see where the threads spend their time. What each script costs Redis alone ")
+			.append("(µs and CPU per decision, the commands it runs; ours and the seed's, 10,000 keys, allowed path, ")
+			.append("pipelined so that the client costs the server next to nothing): ")
+			.append("`java -cp ratelimit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.ScriptCost`, in about ")
+			.append("two minutes; `-Dcompare=<directory>` adds the scripts of a directory (an earlier commit's, say) ")
+			.append("side by side, and `-Dinstructions=true` counts Redis's instructions under Valgrind instead, which ")
+			.append("load from elsewhere on the machine cannot move. A steady state with redis-server and the ")
+			.append("benchmark JVM pinned to CPUs of their own, 30 s of warm-up, decisions per second and client and Redis ")
+			.append("CPU per decision: `ratelimit-benchmarks/steady-state.sh` (about a minute per system, on a quiet ")
+			.append("machine).\n");
 		return md.toString();
 	}
 

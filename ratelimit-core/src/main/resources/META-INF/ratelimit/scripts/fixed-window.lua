@@ -1,23 +1,38 @@
 -- Fixed window: a key's window opens with its first permit and lasts window_us; up to limit permits
 -- are granted in it. Several limits (one key each) are checked together and charged all or nothing.
 --
--- KEYS[i]        limit i's hash: field s = window start (µs since the epoch), field n = permits taken
--- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
+-- KEYS[i]        limit i's hash: field n = permits taken in the window. A window opened on the server's
+--                clock has no other field: it ends when the key expires, so the key's TTL is its clock
+--                and no call needs TIME. A window opened on the caller's clock (an explicit now) also
+--                has field s = its start in µs since the epoch, and ends at s + window_us.
+-- ARGV[1]        now in µs since the epoch, or "" for the Redis server's clock (see prelude.lua)
 -- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
 --                what a call for that many would be told, writing nothing
 -- ARGV[3i..3i+2] limit i: limit (permits per window), window_us (>= 1000), burst (unused here)
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
 -- retry_after_us (0 when it admits), reset_after_us (until the key is back to full). The call is
--- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged.
--- Every key written gets a TTL ending with its window; a key found without one is repaired.
+-- granted, and every limit charged, only if every limit admits it; otherwise nothing is charged and
+-- nothing is written. Every key written gets a TTL ending with its window; a key found without one, or
+-- on the server's clock with one longer than its window (opened under a longer window), is repaired.
+-- On the server's clock a window's end is known to the millisecond of its TTL: it lasts at least
+-- window_us and less than 1 ms more, and retry_after_us is never early.
+--
+-- Commands on the server's clock: a granted call HMGET, PTTL, HINCRBY (HSET and PEXPIRE instead when
+-- it opens the window); a refused call HMGET, PTTL.
 
--- now, permits, peek and int() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
-local starts, counts, granted = {}, {}, true
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- kind: what the key holds: 'new' (nothing), 'stale' (a window that is over), 'caller' (a window with
+-- field s), or the TTL in ms of a window on the server's clock. left: µs until the window ends.
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, count, left, kind
 for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local state = redis.pcall('HMGET', KEYS[i], 's', 'n')
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  local state = redis.pcall('HMGET', KEYS[i], 'n', 's')
   if state.err then
     -- a key of another type (the seed's plain counter, say) would fail every call: start afresh
     if not peek then
@@ -25,38 +40,76 @@ for i = 1, #KEYS do
     end
     state = {false, false}
   end
-  local start, count = tonumber(state[1]), tonumber(state[2])
-  if not start or not count or now >= start + window then
-    start, count = now, 0
+  local start
+  count, start, left, kind = tonumber(state[1]), tonumber(state[2]), false, false
+  if count and start then
+    left, kind = start + window - clock(), 'caller'
+  elseif count then
+    -- it ends when the key expires, within the millisecond after its TTL. Without a TTL (left by hand),
+    -- or with one longer than this window (it was opened under a longer one), its end is unknown: it is
+    -- given a whole window from now, and its TTL set to match (kind -1)
+    kind = redis.call('PTTL', KEYS[i])
+    if kind < 0 or kind > math.ceil(window / 1000) then
+      kind, left = -1, window
+    else
+      left = math.min((kind + 1) * 1000, window)
+    end
   end
-  starts[i], counts[i] = start, count
+  if not left or left <= 0 then
+    count, left, kind = 0, window, count and 'stale' or 'new'
+  end
   if count + permits > limit then
     granted = false
   end
+  if several then
+    states[i] = {limit, window, count, left, kind}
+  end
 end
 
-local reply = {}
+local reply = several and {}
 for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local start, count = starts[i], counts[i]
-  local window_left = start + window - now
+  if several then
+    limit, window, count, left, kind = unpack(states[i])
+  end
   local admits = count + permits <= limit
+  if peek then
+    -- nothing is written
+  elseif granted and (kind == 'new' or kind == 'stale') then
+    if now then
+      redis.call('HSET', KEYS[i], 'n', ARGV[2], 's', ARGV[1])
+    else
+      if kind == 'stale' then
+        -- the start of a window opened on a caller's clock must not outlive it
+        redis.call('DEL', KEYS[i])
+      end
+      redis.call('HSET', KEYS[i], 'n', ARGV[2])
+    end
+    redis.call('PEXPIRE', KEYS[i], int(math.ceil(window / 1000)))
+  elseif granted then
+    redis.call('HINCRBY', KEYS[i], 'n', ARGV[2])
+    if now and kind ~= 'caller' then
+      -- the caller's clock takes over a window opened on the server's: it keeps that window's end
+      redis.call('HSET', KEYS[i], 's', int(now + left - window))
+    end
+    if kind == 'caller' or now or kind == -1 then
+      redis.call('PEXPIRE', KEYS[i], int(math.ceil(left / 1000)))
+    end
+  elseif kind == -1 or (kind == 'caller' and redis.call('PTTL', KEYS[i]) == -1) then
+    -- a key without a TTL (left by hand, or by older code), or with one past its window, is repaired
+    redis.call('PEXPIRE', KEYS[i], int(math.ceil(left / 1000)))
+  elseif kind == 'stale' and redis.call('PTTL', KEYS[i]) == -1 then
+    redis.call('DEL', KEYS[i])
+  end
   if granted and not peek then
     count = count + permits
-    redis.call('HSET', KEYS[i], 's', int(start), 'n', int(count))
-    redis.call('PEXPIRE', KEYS[i], math.ceil(window_left / 1000))
-  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
-    -- a key without a TTL (left by hand, or by older code) is repaired, or dropped when stale
-    if count > 0 then
-      redis.call('PEXPIRE', KEYS[i], math.ceil(window_left / 1000))
-    else
-      redis.call('DEL', KEYS[i])
-    end
   end
-  reply[4 * i - 3] = admits and 1 or 0
   -- a limit lowered since the key filled can leave count above it
-  reply[4 * i - 2] = math.max(limit - count, 0)
-  reply[4 * i - 1] = admits and 0 or window_left
-  reply[4 * i] = (count > 0) and window_left or 0
+  local remaining = math.max(limit - count, 0)
+  local retry_after, reset_after = admits and 0 or left, (count > 0) and left or 0
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  end
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

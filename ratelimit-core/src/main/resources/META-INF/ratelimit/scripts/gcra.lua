@@ -12,57 +12,73 @@
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
 -- retry_after_us (0 when it admits: exactly when the call would be granted), reset_after_us (until
--- the TAT is now, the key back to full). The call is granted, and every limit charged, only if every
--- limit admits it. Every key written expires when its TAT has passed.
+-- the TAT is now, the key back to full). The call is granted, and every limit charged, only if
+-- every limit admits it, and a refused call writes nothing (but a repaired TTL). Every key written
+-- expires when its TAT has passed; a key found without a TTL is repaired.
+--
+-- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
--- now, permits, peek and int() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
-local ahead, granted = {}, true
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- diff: how far the TAT lies ahead of now, in 1/limit µs (never behind: a late TAT restarts at now).
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, burst, diff
 for i = 1, #KEYS do
-  local limit, window, burst = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  burst = (ARGV[3 * i + 2] == ARGV[3 * i]) and limit or ARGV[3 * i + 2] + 0
   local value = redis.pcall('GET', KEYS[i])
-  if type(value) == 'table' and value.err then
+  if type(value) == 'table' then
+    -- a key of another type would fail every call: start afresh
     if not peek then
       redis.call('DEL', KEYS[i])
     end
     value = false
   end
-  -- how far the TAT lies ahead of now, in 1/limit µs (never behind: a late TAT restarts at now)
-  local diff = 0
+  diff = 0
   if value then
     local tat, remainder = string.match(value, '^(%d+):(%d+)$')
     if tat then
-      diff = math.max((tonumber(tat) - now) * limit + tonumber(remainder), 0)
+      diff = math.max((tat - clock()) * limit + remainder, 0)
     end
   end
-  ahead[i] = diff
   if diff + permits * window > burst * window then
     granted = false
   end
+  if several then
+    states[i] = {limit, window, burst, diff}
+  end
 end
 
-local reply = {}
+local reply = several and {}
 for i = 1, #KEYS do
-  local limit, window, burst = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
-  local diff = ahead[i]
+  if several then
+    limit, window, burst, diff = unpack(states[i])
+  end
   local admits = diff + permits * window <= burst * window
   local retry_after = admits and 0 or math.ceil((diff + permits * window - burst * window) / limit)
-  if granted and not peek then
+  if peek then
+    -- nothing is written
+  elseif granted then
     diff = diff + permits * window
-    local tat = now + math.floor(diff / limit)
-    redis.call('SET', KEYS[i], string.format('%.0f:%.0f', tat, diff % limit), 'PX',
-      math.max(math.ceil(math.ceil(diff / limit) / 1000), 1))
-  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
+    redis.call('SET', KEYS[i], string.format('%d:%d', clock() + math.floor(diff / limit), diff % limit), 'PX',
+      int(math.max(math.ceil(math.ceil(diff / limit) / 1000), 1)))
+  elseif redis.call('PTTL', KEYS[i]) == -1 then
     -- a key without a TTL is repaired, or dropped when its TAT has passed
     if diff > 0 then
-      redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil(diff / limit) / 1000), 1))
+      redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(math.ceil(diff / limit) / 1000), 1)))
     else
       redis.call('DEL', KEYS[i])
     end
   end
-  reply[4 * i - 3] = admits and 1 or 0
-  reply[4 * i - 2] = math.max(math.floor((burst * window - diff) / window), 0)
-  reply[4 * i - 1] = retry_after
-  reply[4 * i] = math.ceil(diff / limit)
+  local remaining = math.max(math.floor((burst * window - diff) / window), 0)
+  local reset_after = math.ceil(diff / limit)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  end
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

@@ -5,21 +5,34 @@
 -- ARGV[2]  permits the call takes; negative to only read what a call for that many would be told,
 --          writing nothing
 --
--- Defines: now (µs), permits (>= 1), peek (true when nothing may be written), int(x) (an integer as
--- an exact decimal string: redis.call would format large doubles with an exponent).
+-- Defines: permits (>= 1), peek (true when nothing may be written), now (the caller's time in µs, or
+-- false when the server's clock decides), clock() (now, reading the server's TIME the first time it is
+-- needed: a script that can decide without the time never calls TIME) and int(x) (an integer as the
+-- decimal string a command takes).
+--
+-- Cost matters here: every call pays for what the scripts do. They pass commands strings, the
+-- arguments' own where they can and int() where they compute one: redis.call formats a Lua number
+-- with %.17g, a floating-point conversion that costs Redis several times what '%d' does (and Lua's
+-- own number-to-string conversion, %.14g, would lose digits of a time in µs). They convert no more
+-- strings to numbers than they need, and create few tables (each is garbage for Lua's collector).
 
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
-local permits = tonumber(ARGV[2])
+local permits = (ARGV[2] == '1') and 1 or tonumber(ARGV[2])
 local peek = permits < 0
 if peek then
   permits = -permits
 end
 
+local now = (ARGV[1] ~= '') and tonumber(ARGV[1])
+
 local function int(x)
-  return string.format('%.0f', x)
+  return string.format('%d', x)
+end
+
+local function clock()
+  if not now then
+    local time = redis.call('TIME')
+    now = time[1] * 1000000 + time[2]
+  end
+  return now
 end
 

@@ -12,15 +12,28 @@
 --
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining,
 -- retry_after_us (0 when it admits: exactly when the call would fit), reset_after_us (until the
--- weighted count is back to zero). The call is granted, and every limit charged, only if every limit
--- admits it. Every key written expires when its current window has become previous and run out.
+-- weighted count is back to zero). The call is granted, and every limit charged, only if every
+-- limit admits it, and a refused call writes nothing (but a repaired TTL). Every key written
+-- expires when its current window has become previous and run out; the TTL is set when a window's
+-- fields are written, and a key found without one is repaired when a call is refused or the next
+-- window starts.
+--
+-- Commands on the server's clock: a granted call TIME, HMGET, HINCRBY (HSET and PEXPIRE instead when it
+-- is the first of its window); a refused call TIME, HMGET, PTTL.
 
--- now, permits, peek and int() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
-local indexes, times, currents, previouses, granted = {}, {}, {}, {}, true
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- index: the current window; t: the time the weights are taken at (now, or later after a clock step
+-- back); same: whether the stored fields describe the current window, so that a grant only increments.
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, index, t, current, previous, same
 for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local index = math.floor(now / window)
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  t = clock()
+  index = math.floor(t / window)
   local state = redis.pcall('HMGET', KEYS[i], 'w', 'c', 'p', 'l')
   if state.err then
     if not peek then
@@ -28,30 +41,34 @@ for i = 1, #KEYS do
     end
     state = {false, false, false, false}
   end
-  local stored, current, previous = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3]) or 0
-  local t = now
-  if tonumber(state[4]) ~= window then
+  local stored = tonumber(state[1])
+  current, previous, same = tonumber(state[2]) or 0, tonumber(state[3]) or 0, false
+  if state[4] ~= ARGV[3 * i + 1] then
     -- counted under another window length (or not at all): those windows do not line up with these
     previous, current = 0, 0
   elseif stored and stored > index then
     -- the clock stepped back across a window boundary: keep the newer window, weighed at its start
-    index, t = stored, stored * window
+    index, t, same = stored, stored * window, true
+  elseif stored == index then
+    same = true
   elseif stored == index - 1 then
     previous, current = current, 0
-  elseif stored ~= index then
+  else
     previous, current = 0, 0
   end
-  indexes[i], times[i], currents[i], previouses[i] = index, t, current, previous
-  local elapsed = t - index * window
-  if previous * (window - elapsed) + (current + permits) * window > limit * window then
+  if previous * (window - (t - index * window)) + (current + permits) * window > limit * window then
     granted = false
+  end
+  if several then
+    states[i] = {limit, window, index, t, current, previous, same}
   end
 end
 
-local reply = {}
+local reply = several and {}
 for i = 1, #KEYS do
-  local limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local index, t, current, previous = indexes[i], times[i], currents[i], previouses[i]
+  if several then
+    limit, window, index, t, current, previous, same = unpack(states[i])
+  end
   local elapsed = t - index * window
   local admits = previous * (window - elapsed) + (current + permits) * window <= limit * window
   local retry_after = 0
@@ -70,25 +87,34 @@ for i = 1, #KEYS do
       retry_after = (window - elapsed) + math.min(fits_at, window)
     end
   end
-  if granted and not peek then
+  if peek then
+    -- nothing is written
+  elseif granted then
+    if same then
+      redis.call('HINCRBY', KEYS[i], 'c', ARGV[2])
+    else
+      redis.call('HSET', KEYS[i], 'w', int(index), 'c', ARGV[2], 'p', int(previous), 'l', ARGV[3 * i + 1])
+      redis.call('PEXPIRE', KEYS[i], int(math.ceil(((index + 2) * window - now) / 1000)))
+    end
     current = current + permits
-    redis.call('HSET', KEYS[i], 'w', int(index), 'c', int(current), 'p', int(previous), 'l', int(window))
-    redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
-  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
-    redis.call('PEXPIRE', KEYS[i], math.ceil(((index + 2) * window - now) / 1000))
+  elseif redis.call('PTTL', KEYS[i]) == -1 then
+    redis.call('PEXPIRE', KEYS[i], int(math.ceil(((index + 2) * window - now) / 1000)))
   end
   local weighted = previous * (window - elapsed) + current * window
   -- times were weighed from t; after a clock step back, t lies ahead of now
   local ahead = t - now
-  reply[4 * i - 3] = admits and 1 or 0
-  reply[4 * i - 2] = math.max(math.floor((limit * window - weighted) / window), 0)
-  reply[4 * i - 1] = admits and 0 or (retry_after + ahead)
+  local reset_after = 0
   if current > 0 then
-    reply[4 * i] = (window - elapsed) + window + ahead
+    reset_after = (window - elapsed) + window + ahead
   elseif previous > 0 then
-    reply[4 * i] = window - elapsed + ahead
-  else
-    reply[4 * i] = 0
+    reset_after = window - elapsed + ahead
   end
+  local remaining = math.max(math.floor((limit * window - weighted) / window), 0)
+  retry_after = admits and 0 or (retry_after + ahead)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  end
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

@@ -3,8 +3,10 @@
 -- refill (limit units per µs) stays in integers. Several limits (one key each) are checked together
 -- and charged all or nothing.
 --
--- KEYS[i]        limit i's hash: field t = tokens in units of 1/window_us, field ts = last refill (µs),
---                field w = the window_us the tokens are counted in
+-- KEYS[i]        limit i's string "<tokens>:<refilled at>:<counted in>": tokens in units of
+--                1/window_us of a token, the time of the last refill in µs, and the window_us the tokens
+--                are counted in. (A hash with fields t, ts and w, written by earlier versions, is read
+--                the same way and replaced by the string when a call is granted.)
 -- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
 -- ARGV[2]        permits this call takes (1..burst of every limit); negative to only read
 --                what a call for that many would be told, writing nothing
@@ -13,58 +15,84 @@
 -- Returns, per limit i, four integers: admits (1|0: limit i alone would grant the call), remaining
 -- (whole tokens left), retry_after_us (0 when it admits: exactly when enough tokens are back),
 -- reset_after_us (until the bucket is full). The call is granted, and every limit charged, only if
--- every limit admits it. Every key written expires when its bucket is full again.
+-- every limit admits it, and a refused call writes nothing (but a repaired TTL). Every key written
+-- expires when its bucket is full again; a key found without a TTL is repaired.
+--
+-- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
--- now, permits, peek and int() come from prelude.lua
+-- permits, peek, now, clock() and int() come from prelude.lua
 
-local tokens, stamps, granted = {}, {}, true
+-- The first loop reads every key, the second charges them if every limit admits the call. One limit's
+-- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- available: tokens now, in units of 1/window_us; stamp: the time to record as the last refill.
+local several = #KEYS > 1
+local states, granted = several and {}, true
+local limit, window, capacity, available, stamp
 for i = 1, #KEYS do
-  local limit, window, burst = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
-  local capacity = burst * window
-  local state = redis.pcall('HMGET', KEYS[i], 't', 'ts', 'w')
-  if state.err then
-    if not peek then
-      redis.call('DEL', KEYS[i])
+  limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
+  local burst = (ARGV[3 * i + 2] == ARGV[3 * i]) and limit or ARGV[3 * i + 2] + 0
+  capacity = burst * window
+  local value = redis.pcall('GET', KEYS[i])
+  local stored, refilled_at, counted_in
+  if type(value) == 'table' then
+    -- a hash of the earlier format, or a key of another type, which would fail every call: start afresh
+    local fields = redis.pcall('HMGET', KEYS[i], 't', 'ts', 'w')
+    if fields.err then
+      if not peek then
+        redis.call('DEL', KEYS[i])
+      end
+    else
+      stored, refilled_at, counted_in = tonumber(fields[1]), tonumber(fields[2]), fields[3]
     end
-    state = {false, false, false}
+  elseif value then
+    stored, refilled_at, counted_in = string.match(value, '^(%d+):(%d+):(%d+)$')
   end
-  local stored, refilled_at, counted_in = tonumber(state[1]), tonumber(state[2]), tonumber(state[3])
-  if stored and counted_in and counted_in ~= window then
-    -- tokens were counted in units of another window: the same share of a token in this one's
-    stored = math.floor(stored * window / counted_in)
-  end
-  local available = capacity
-  if stored and refilled_at then
-    local elapsed = math.max(now - refilled_at, 0)
-    -- past the time to fill up, the bucket is full: never multiply a long idle time
-    if elapsed < math.ceil((capacity - stored) / limit) then
+  local t = clock()
+  available, stamp = capacity, t
+  if stored and refilled_at and counted_in then
+    if counted_in ~= ARGV[3 * i + 1] then
+      -- tokens were counted in units of another window: the same share of a token in this one's
+      stored = math.floor(stored * window / counted_in)
+    end
+    local elapsed = t - refilled_at
+    if elapsed < 0 then
+      -- a clock that stepped back must not refill the same time twice
+      available, stamp = stored + 0, refilled_at + 0
+    elseif elapsed < math.ceil((capacity - stored) / limit) then
+      -- past the time to fill up, the bucket is full: never multiply a long idle time
       available = math.min(stored + elapsed * limit, capacity)
     end
   end
-  tokens[i] = available
-  -- a clock that stepped back must not refill the same time twice
-  stamps[i] = math.max(now, refilled_at or now)
   if available < permits * window then
     granted = false
   end
+  if several then
+    states[i] = {limit, window, capacity, available, stamp}
+  end
 end
 
-local reply = {}
+local reply = several and {}
 for i = 1, #KEYS do
-  local limit, window, burst = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
-  local capacity = burst * window
-  local available = tokens[i]
-  local admits = available >= permits * window
-  if granted and not peek then
-    available = available - permits * window
-    redis.call('HSET', KEYS[i], 't', int(available), 'ts', int(stamps[i]), 'w', int(window))
-    redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))
-  elseif not peek and redis.call('PTTL', KEYS[i]) == -1 then
-    redis.call('PEXPIRE', KEYS[i], math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1))
+  if several then
+    limit, window, capacity, available, stamp = unpack(states[i])
   end
-  reply[4 * i - 3] = admits and 1 or 0
-  reply[4 * i - 2] = math.floor(available / window)
-  reply[4 * i - 1] = admits and 0 or math.ceil((permits * window - available) / limit)
-  reply[4 * i] = math.ceil((capacity - available) / limit)
+  local admits = available >= permits * window
+  if peek then
+    -- nothing is written
+  elseif granted then
+    available = available - permits * window
+    redis.call('SET', KEYS[i], string.format('%d:%d:%d', available, stamp, window), 'PX',
+      int(math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1)))
+  elseif redis.call('PTTL', KEYS[i]) == -1 then
+    redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1)))
+  end
+  local remaining, retry_after = math.floor(available / window),
+    admits and 0 or math.ceil((permits * window - available) / limit)
+  local reset_after = math.ceil((capacity - available) / limit)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  end
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

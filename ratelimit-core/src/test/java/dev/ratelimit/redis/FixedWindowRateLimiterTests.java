@@ -1,7 +1,11 @@
 package dev.ratelimit.redis;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +14,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -101,6 +106,76 @@ class FixedWindowRateLimiterTests {
 			assertThat(this.limiter.tryAcquire(this.key, FIVE_PER_MINUTE).allowed()).isFalse();
 		}
 		assertThat(this.redis.opsForHash().get(this.limiter.redisKey(this.key), "n")).isEqualTo("5");
+	}
+
+	@Test
+	void opensAWindowOnTheServersClockThatEndsWithItsKey() {
+		FixedWindowRateLimiter serverTime = new FixedWindowRateLimiter(this.redis);
+		String redisKey = serverTime.redisKey(this.key);
+		RateLimit twoPerMinute = RateLimit.of(2, Duration.ofMinutes(1));
+		RateLimitDecision first = serverTime.tryAcquire(this.key, twoPerMinute);
+		assertThat(first.resetAfter()).isEqualTo(Duration.ofMinutes(1));
+		// the count alone: the key's TTL is the window's clock
+		assertThat(this.redis.<String, String>opsForHash().entries(redisKey)).isEqualTo(Map.of("n", "1"));
+		assertThat(this.redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(55_000L, 60_000L);
+		RateLimitDecision second = serverTime.tryAcquire(this.key, twoPerMinute);
+		assertThat(second.remaining()).isZero();
+		assertThat(second.resetAfter()).isLessThanOrEqualTo(Duration.ofMinutes(1)).isGreaterThan(Duration.ofSeconds(55));
+		RateLimitDecision refused = serverTime.tryAcquire(this.key, twoPerMinute);
+		long ttl = this.redis.getExpire(redisKey, TimeUnit.MILLISECONDS);
+		assertThat(refused.allowed()).isFalse();
+		// never early: the key outlives the retry time by less than the millisecond Redis counts in
+		assertThat(refused.retryAfter()).isEqualTo(refused.resetAfter())
+			.isLessThanOrEqualTo(second.resetAfter())
+			.isGreaterThanOrEqualTo(Duration.ofMillis(ttl));
+	}
+
+	@Test
+	void countsOnInAWindowLeftByThePreviousVersionOfTheScript() {
+		FixedWindowRateLimiter serverTime = new FixedWindowRateLimiter(this.redis);
+		String redisKey = serverTime.redisKey(this.key);
+		long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands()
+			.time(TimeUnit.MICROSECONDS));
+		// the earlier format: the window's start and count, on the server's clock, 10 s into a minute
+		this.redis.opsForHash().putAll(redisKey, Map.of("s", Long.toString(now - 10_000_000), "n", "2"));
+		this.redis.expire(redisKey, Duration.ofSeconds(50));
+		RateLimit threePerMinute = RateLimit.of(3, Duration.ofMinutes(1));
+		RateLimitDecision last = serverTime.tryAcquire(this.key, threePerMinute);
+		assertThat(last.allowed()).isTrue();
+		assertThat(last.remaining()).isZero();
+		assertThat(last.resetAfter()).isBetween(Duration.ofSeconds(45), Duration.ofSeconds(50));
+		RateLimitDecision refused = serverTime.tryAcquire(this.key, threePerMinute);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isBetween(Duration.ofSeconds(45), Duration.ofSeconds(50));
+		assertThat(this.redis.opsForHash().get(redisKey, "n")).isEqualTo("3");
+	}
+
+	@Test
+	void keepsTheEndOfAWindowWhenAnotherClockTakesItOver() {
+		RateLimit twoPerHour = RateLimit.of(2, Duration.ofHours(1));
+		FixedWindowRateLimiter serverTime = new FixedWindowRateLimiter(this.redis);
+		assertThat(serverTime.tryAcquire(this.key, twoPerHour).allowed()).isTrue();
+		// an instance with a clock of its own (the system's, close to the server's here) counts on in it
+		FixedWindowRateLimiter ownClock = new FixedWindowRateLimiter(this.redis, "rate", Clock.systemUTC());
+		RateLimitDecision second = ownClock.tryAcquire(this.key, twoPerHour);
+		assertThat(second.allowed()).isTrue();
+		assertThat(second.remaining()).isZero();
+		assertThat(second.resetAfter()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+		assertThat(this.redis.opsForHash().keys(serverTime.redisKey(this.key))).isEqualTo(Set.of("n", "s"));
+		RateLimitDecision refused = serverTime.tryAcquire(this.key, twoPerHour);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+	}
+
+	@Test
+	void endsAWindowOpenedUnderALongerOneWithinTheCurrentLength() {
+		FixedWindowRateLimiter serverTime = new FixedWindowRateLimiter(this.redis);
+		assertThat(serverTime.tryAcquire(this.key, RateLimit.of(1, Duration.ofHours(1))).allowed()).isTrue();
+		// the window is shortened to a minute: the permit taken counts for at most a minute more
+		RateLimitDecision refused = serverTime.tryAcquire(this.key, RateLimit.of(1, Duration.ofMinutes(1)));
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(this.redis.getExpire(serverTime.redisKey(this.key), TimeUnit.MILLISECONDS)).isBetween(55_000L, 60_000L);
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -94,6 +95,19 @@ class SlidingWindowRateLimiterTests {
 		}
 		this.clock.advance(Duration.ofMillis(20));
 		assertThat(this.limiter.tryAcquire(this.key, TEN_PER_SECOND).allowed()).isFalse();
+	}
+
+	@Test
+	void countsTheResetFromTheNewestEntryWhenTheClockHasSteppedBack() {
+		this.clock.advance(Duration.ofMillis(500));
+		assertThat(this.limiter.tryAcquire(this.key, TEN_PER_SECOND).resetAfter()).isEqualTo(Duration.ofSeconds(1));
+		this.clock.advance(Duration.ofMillis(-300));
+		RateLimitDecision granted = this.limiter.tryAcquire(this.key, TEN_PER_SECOND);
+		assertThat(granted.allowed()).isTrue();
+		// the entry taken 300 ms "later" leaves the window last
+		assertThat(granted.resetAfter()).isEqualTo(Duration.ofMillis(1300));
+		assertThat(this.redis.getExpire(this.limiter.redisKey(this.key), TimeUnit.MILLISECONDS))
+			.isGreaterThan(1200L);
 	}
 
 }

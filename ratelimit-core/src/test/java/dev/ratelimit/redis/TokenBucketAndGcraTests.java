@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
@@ -99,6 +100,26 @@ class TokenBucketAndGcraTests {
 		long now = this.clock.instant().getEpochSecond() * 1_000_000;
 		// the next permit's arrival time: a third of a second on, as µs and a remainder in thirds of a µs
 		assertThat(stored).isEqualTo((now + 333_333) + ":1");
+	}
+
+	@Test
+	void tokenBucketReadsTheHashOfThePreviousVersionAndReplacesItWhenItGrants() {
+		TokenBucketRateLimiter limiter = new TokenBucketRateLimiter(redis, "rate", this.clock);
+		String redisKey = limiter.redisKey(this.key);
+		long now = this.clock.instant().getEpochSecond() * 1_000_000;
+		// the earlier format: an empty bucket, refilled now, tokens counted in units of 1/1,000,000
+		redis.opsForHash().putAll(redisKey, Map.of("t", "0", "ts", Long.toString(now), "w", "1000000"));
+		redis.expire(redisKey, Duration.ofSeconds(1));
+		RateLimit twoPerSecond = RateLimit.of(2, Duration.ofSeconds(1));
+		RateLimitDecision refused = limiter.tryAcquire(this.key, twoPerSecond);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isEqualTo(Duration.ofMillis(500));
+		assertThat(redis.type(redisKey).code()).isEqualTo("hash");
+		this.clock.advance(Duration.ofMillis(500));
+		RateLimitDecision granted = limiter.tryAcquire(this.key, twoPerSecond);
+		assertThat(granted.allowed()).isTrue();
+		assertThat(granted.remaining()).isZero();
+		assertThat(redis.opsForValue().get(redisKey)).isEqualTo("0:" + (now + 500_000) + ":1000000");
 	}
 
 }

@@ -1,0 +1,178 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.ratelimit.benchmarks.BenchmarkRedis.ServerCounters;
+import dev.ratelimit.testsupport.RedisBinary;
+
+/**
+ * The allowed path in a steady state, system by system: a redis-server of its own pinned to one CPU
+ * and this JVM to another (run it through {@code ratelimit-benchmarks/steady-state.sh}, which pins the
+ * JVM with {@code taskset}), 10,000 keys that exist before measuring, a warm-up, then a measurement
+ * of the same length that reports decisions per second, the client's CPU µs per decision (this
+ * process, from {@code /proc/self/stat}), Redis's CPU µs per decision ({@code INFO cpu}) and the Redis
+ * commands per decision ({@code INFO commandstats}), with the ratios of each figure to plain Lettuce
+ * {@code EVALSHA} of our fixed-window script.
+ * <p>
+ * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, plain Lettuce
+ * {@code EVALSHA}, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=64},
+ * {@code -Dwarmup=30s}, {@code -Dmeasure=30s}, {@code -Dredis.cpu=1} (the CPU redis-server is pinned
+ * to; the script pins the JVM to the others). A full run takes about a minute per system; it needs
+ * a machine with nothing else running to mean anything.
+ */
+public final class SteadyState {
+
+	private static final int KEYS = 10_000;
+
+	private SteadyState() {
+	}
+
+	/**
+	 * Runs every system in turn and prints a table.
+	 * @param args none
+	 * @throws Exception when a run fails
+	 */
+	public static void main(String[] args) throws Exception {
+		List<String> systems = new ArrayList<>();
+		String only = System.getProperty("systems");
+		if (only != null) {
+			systems.addAll(List.of(only.split(",")));
+		}
+		else {
+			systems.addAll(Contenders.OURS);
+			systems.add(Contenders.LETTUCE_EVALSHA);
+			systems.addAll(Contenders.SEED);
+			systems.addAll(Contenders.PEERS);
+		}
+		int threads = Integer.getInteger("threads", 64);
+		Duration warmup = duration(System.getProperty("warmup", "30s"));
+		Duration measure = duration(System.getProperty("measure", "30s"));
+		Path pinned = pinnedRedis(System.getProperty("redis.cpu", "1"));
+		List<Result> results = new ArrayList<>();
+		for (String system : systems) {
+			Result result = run(system, pinned, threads, warmup, measure);
+			System.out.println("[steady-state] " + result);
+			results.add(result);
+		}
+		Result base = results.stream().filter((r) -> r.system().equals(Contenders.LETTUCE_EVALSHA)).findFirst()
+			.orElse(null);
+		System.out.println();
+		System.out.printf(Locale.ROOT, "%d threads, %d keys, allowed path, warm-up %s, measured %s%n%n", threads, KEYS,
+				warmup, measure);
+		System.out.println("| system | decisions/s | client CPU µs | Redis CPU µs | Redis commands per decision "
+				+ "| ÷ plain Lettuce EVALSHA (decisions/s, client CPU, Redis CPU) |");
+		System.out.println("|---|---:|---:|---:|---|---|");
+		for (Result r : results) {
+			String ratios = (base == null) ? "–"
+					: String.format(Locale.ROOT, "%.2f× / %.2f× / %.2f×", r.perSecond() / base.perSecond(),
+							r.clientMicros() / base.clientMicros(), r.redisMicros() / base.redisMicros());
+			System.out.printf(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %s | %s |%n", r.system(), r.perSecond(),
+					r.clientMicros(), r.redisMicros(), r.commands(), ratios);
+		}
+	}
+
+	private static Result run(String system, Path redisBinary, int threads, Duration warmup, Duration measure)
+			throws InterruptedException {
+		try (BenchmarkRedis redis = BenchmarkRedis.start(redisBinary)) {
+			String[] keys = Contenders.keys(KEYS);
+			try (Contender contender = Contenders.create(system, redis, keys, Contenders.ALLOWED)) {
+				contender.prefill();
+				LongAdder decisions = new LongAdder();
+				AtomicBoolean stop = new AtomicBoolean();
+				CountDownLatch done = new CountDownLatch(threads);
+				for (int t = 0; t < threads; t++) {
+					SplittableRandom random = new SplittableRandom(t);
+					Thread thread = new Thread(() -> {
+						try {
+							while (!stop.get()) {
+								contender.tryAcquire(random.nextInt(KEYS));
+								decisions.increment();
+							}
+						}
+						finally {
+							done.countDown();
+						}
+					}, "steady-" + t);
+					thread.setDaemon(true);
+					thread.start();
+				}
+				Thread.sleep(warmup.toMillis());
+				ServerCounters before = redis.counters();
+				long decisionsBefore = decisions.sum();
+				long clientBefore = processCpuNanos();
+				long start = System.nanoTime();
+				Thread.sleep(measure.toMillis());
+				ServerCounters after = redis.counters();
+				long count = decisions.sum() - decisionsBefore;
+				long clientNanos = processCpuNanos() - clientBefore;
+				double seconds = (System.nanoTime() - start) / 1e9;
+				stop.set(true);
+				done.await();
+				StringBuilder commands = new StringBuilder();
+				for (Map.Entry<String, Long> entry : after.callsSince(before).entrySet()) {
+					commands.append(String.format(Locale.ROOT, "%.2f %s, ", entry.getValue() / (double) count,
+							entry.getKey().toUpperCase(Locale.ROOT)));
+				}
+				return new Result(system, count / seconds, clientNanos / 1e3 / count,
+						(after.cpuSeconds() - before.cpuSeconds()) * 1e6 / count,
+						(commands.length() > 0) ? commands.substring(0, commands.length() - 2) : "none");
+			}
+		}
+	}
+
+	/** CPU time of this process, user and system, from {@code /proc/self/stat} in clock ticks (100 per s). */
+	private static long processCpuNanos() {
+		try {
+			String stat = Files.readString(Path.of("/proc/self/stat"));
+			String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+			// fields from the state on: utime and stime are the 12th and 13th
+			long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+			return ticks * 10_000_000L;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static Path pinnedRedis(String cpu) {
+		try {
+			Path wrapper = Files.createTempFile("redis-server-pinned-", ".sh");
+			Files.writeString(wrapper, "#!/bin/sh\nexec taskset -c " + cpu + " " + RedisBinary.find() + " \"$@\"\n");
+			if (!wrapper.toFile().setExecutable(true)) {
+				throw new IllegalStateException("Could not make " + wrapper + " executable");
+			}
+			wrapper.toFile().deleteOnExit();
+			return wrapper;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static Duration duration(String text) {
+		String value = text.trim().toLowerCase(Locale.ROOT);
+		if (value.endsWith("ms")) {
+			return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
+		}
+		if (value.endsWith("s")) {
+			return Duration.ofSeconds(Long.parseLong(value.substring(0, value.length() - 1)));
+		}
+		return Duration.parse(text);
+	}
+
+	private record Result(String system, double perSecond, double clientMicros, double redisMicros, String commands) {
+	}
+
+}
