@@ -16,8 +16,7 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.benchmarks.BenchmarkRedis.ServerCounters;
-import dev.ratelimit.redis.AbstractRedisRateLimiter;
-import dev.ratelimit.redis.RedisRateLimiterSettings;
+import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.testsupport.RedisBinary;
 
 /**
@@ -209,8 +208,7 @@ public final class ScriptCost {
 		OurContender.SentScript captured = OurContender.SentScript.capture(system, Contenders.ALLOWED);
 		String script = (directory != null) ? read(directory.resolve("prelude.lua")) + read(directory.resolve(system + ".lua"))
 				: captured.script();
-		AbstractRedisRateLimiter limiter = OurContender.limiter(system,
-				new RedisRateLimiterSettings((s, k, a) -> List.of(), "rate", null, null, null, null));
+		RedisRateLimiter limiter = OurContender.limiter(system, (s, k, a) -> List.of()).build();
 		String key = limiter.redisKey("user-0");
 		return new Sent(new OurContender.SentScript(script, captured.args()), key.substring(0, key.length() - "user-0".length()));
 	}

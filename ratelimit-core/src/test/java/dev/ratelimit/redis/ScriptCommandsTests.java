@@ -80,15 +80,15 @@ class ScriptCommandsTests {
 	}
 
 	private static Arguments arguments(String name,
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory, Map<String, Long> commands) {
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory, Map<String, Long> commands) {
 		return Arguments.of(Named.of(name, factory), commands);
 	}
 
 	@ParameterizedTest
 	@MethodSource("grantedCallsOnTheServersClock")
-	void grantsACallOnAKeyInUseWithTheseCommands(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory,
+	void grantsACallOnAKeyInUseWithTheseCommands(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory,
 			Map<String, Long> expected) {
-		AbstractRedisRateLimiter limiter = factory.apply(redis, null);
+		AlgorithmRateLimiter limiter = factory.apply(redis, null);
 		String key = "commands-" + UUID.randomUUID();
 		// the benchmarks' allowed path: a key in use, a limit far from reached
 		RateLimit limit = RateLimit.of(1_000_000, Duration.ofHours(1));
@@ -101,9 +101,9 @@ class ScriptCommandsTests {
 	@ParameterizedTest
 	@MethodSource("limiters")
 	void neverReadsTheServersTimeWhenTheCallerGivesIt(
-			BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+			BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		MutableClock clock = MutableClock.at("2026-04-04T04:04:04.040404Z");
-		AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+		AlgorithmRateLimiter limiter = factory.apply(redis, clock);
 		String key = "given-time-" + UUID.randomUUID();
 		List<RateLimit> limits = List.of(RateLimit.of(3, Duration.ofSeconds(10)), RateLimit.of(5, Duration.ofMinutes(1)));
 		Map<String, Long> commands = commandsOf(() -> {
@@ -120,9 +120,9 @@ class ScriptCommandsTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
-	void writesNothingForARefusedCall(BiFunction<StringRedisTemplate, Clock, AbstractRedisRateLimiter> factory) {
+	void writesNothingForARefusedCall(BiFunction<StringRedisTemplate, Clock, AlgorithmRateLimiter> factory) {
 		for (Clock clock : new Clock[] { null, MutableClock.at("2026-05-05T05:05:05Z") }) {
-			AbstractRedisRateLimiter limiter = factory.apply(redis, clock);
+			AlgorithmRateLimiter limiter = factory.apply(redis, clock);
 			String key = "refused-" + UUID.randomUUID();
 			List<RateLimit> limits = List.of(RateLimit.of(2, Duration.ofMinutes(1)), RateLimit.of(100, Duration.ofHours(1)));
 			assertThat(limiter.tryAcquire(key, limits, 2)).allMatch(RateLimitDecision::allowed);
