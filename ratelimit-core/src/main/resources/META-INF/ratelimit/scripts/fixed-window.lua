@@ -27,8 +27,7 @@
 -- state is kept in these locals from one loop to the next; with several, in a table per limit.
 -- kind: what the key holds: 'new' (nothing), 'stale' (a window that is over), 'caller' (a window with
 -- field s), or the TTL in ms of a window on the server's clock. left: µs until the window ends.
-local several = #KEYS > 1
-local states, granted = several and {}, true
+local granted = true
 local limit, window, count, left, kind
 for i = 1, #KEYS do
   limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
@@ -61,16 +60,11 @@ for i = 1, #KEYS do
   if count + permits > limit then
     granted = false
   end
-  if several then
-    states[i] = {limit, window, count, left, kind}
-  end
+  keep(i, limit, window, count, left, kind)
 end
 
-local reply = several and {}
 for i = 1, #KEYS do
-  if several then
-    limit, window, count, left, kind = unpack(states[i])
-  end
+  limit, window, count, left, kind = restore(i, limit, window, count, left, kind)
   local admits = count + permits <= limit
   if peek then
     -- nothing is written
@@ -106,10 +100,9 @@ for i = 1, #KEYS do
   -- a limit lowered since the key filled can leave count above it
   local remaining = math.max(limit - count, 0)
   local retry_after, reset_after = admits and 0 or left, (count > 0) and left or 0
-  if not several then
-    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  local single = answer(i, admits, remaining, retry_after, reset_after)
+  if single then
+    return single
   end
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
-    reset_after
 end
 return reply

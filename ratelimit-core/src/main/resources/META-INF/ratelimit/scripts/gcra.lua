@@ -23,8 +23,7 @@
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
 -- state is kept in these locals from one loop to the next; with several, in a table per limit.
 -- diff: how far the TAT lies ahead of now, in 1/limit µs (never behind: a late TAT restarts at now).
-local several = #KEYS > 1
-local states, granted = several and {}, true
+local granted = true
 local limit, window, burst, diff
 for i = 1, #KEYS do
   limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
@@ -47,16 +46,11 @@ for i = 1, #KEYS do
   if diff + permits * window > burst * window then
     granted = false
   end
-  if several then
-    states[i] = {limit, window, burst, diff}
-  end
+  keep(i, limit, window, burst, diff)
 end
 
-local reply = several and {}
 for i = 1, #KEYS do
-  if several then
-    limit, window, burst, diff = unpack(states[i])
-  end
+  limit, window, burst, diff = restore(i, limit, window, burst, diff)
   local admits = diff + permits * window <= burst * window
   local retry_after = admits and 0 or math.ceil((diff + permits * window - burst * window) / limit)
   if peek then
@@ -75,10 +69,9 @@ for i = 1, #KEYS do
   end
   local remaining = math.max(math.floor((burst * window - diff) / window), 0)
   local reset_after = math.ceil(diff / limit)
-  if not several then
-    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  local single = answer(i, admits, remaining, retry_after, reset_after)
+  if single then
+    return single
   end
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
-    reset_after
 end
 return reply

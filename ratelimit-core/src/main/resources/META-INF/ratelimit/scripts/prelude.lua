@@ -36,3 +36,30 @@ local function clock()
   return now
 end
 
+-- Several limits are decided in two loops, the first reading every limit, the second answering: a
+-- limit's state passes from one to the other in locals, and with several limits in a table per limit.
+local several = #KEYS > 1
+local states = several and {}
+local reply = several and {}
+
+local function keep(i, ...)
+  if several then
+    states[i] = {...}
+  end
+end
+
+local function restore(i, ...)
+  if several then
+    return unpack(states[i])
+  end
+  return ...
+end
+
+-- Records limit i's figures; with a single limit, returns the script's whole reply at once.
+local function answer(i, admits, remaining, retry_after, reset_after)
+  if not several then
+    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  end
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
+end

@@ -27,8 +27,7 @@
 -- state is kept in these locals from one loop to the next; with several, in a table per limit.
 -- index: the current window; t: the time the weights are taken at (now, or later after a clock step
 -- back); same: whether the stored fields describe the current window, so that a grant only increments.
-local several = #KEYS > 1
-local states, granted = several and {}, true
+local granted = true
 local limit, window, index, t, current, previous, same
 for i = 1, #KEYS do
   limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
@@ -59,16 +58,11 @@ for i = 1, #KEYS do
   if previous * (window - (t - index * window)) + (current + permits) * window > limit * window then
     granted = false
   end
-  if several then
-    states[i] = {limit, window, index, t, current, previous, same}
-  end
+  keep(i, limit, window, index, t, current, previous, same)
 end
 
-local reply = several and {}
 for i = 1, #KEYS do
-  if several then
-    limit, window, index, t, current, previous, same = unpack(states[i])
-  end
+  limit, window, index, t, current, previous, same = restore(i, limit, window, index, t, current, previous, same)
   local elapsed = t - index * window
   local admits = previous * (window - elapsed) + (current + permits) * window <= limit * window
   local retry_after = 0
@@ -111,10 +105,9 @@ for i = 1, #KEYS do
   end
   local remaining = math.max(math.floor((limit * window - weighted) / window), 0)
   retry_after = admits and 0 or (retry_after + ahead)
-  if not several then
-    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  local single = answer(i, admits, remaining, retry_after, reset_after)
+  if single then
+    return single
   end
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
-    reset_after
 end
 return reply

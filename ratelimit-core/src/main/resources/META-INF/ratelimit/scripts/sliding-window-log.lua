@@ -22,8 +22,7 @@
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
 -- state is kept in these locals from one loop to the next; with several, in a table per limit.
 -- count: the entries within the window.
-local several = #KEYS > 1
-local states, granted = several and {}, true
+local granted = true
 local limit, window, count
 local t = clock()
 for i = 1, #KEYS do
@@ -45,16 +44,11 @@ for i = 1, #KEYS do
   if count + permits > limit then
     granted = false
   end
-  if several then
-    states[i] = {limit, window, count}
-  end
+  keep(i, limit, window, count)
 end
 
-local reply = several and {}
 for i = 1, #KEYS do
-  if several then
-    limit, window, count = unpack(states[i])
-  end
+  limit, window, count = restore(i, limit, window, count)
   local admits = count + permits <= limit
   if granted and not peek then
     -- members must be unique: calls within the same microsecond each add their own entries
@@ -89,10 +83,9 @@ for i = 1, #KEYS do
   end
   -- a limit lowered since the key filled can leave count above it
   local remaining = math.max(limit - count, 0)
-  if not several then
-    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  local single = answer(i, admits, remaining, retry_after, reset_after)
+  if single then
+    return single
   end
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
-    reset_after
 end
 return reply

@@ -25,8 +25,7 @@
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
 -- state is kept in these locals from one loop to the next; with several, in a table per limit.
 -- available: tokens now, in units of 1/window_us; stamp: the time to record as the last refill.
-local several = #KEYS > 1
-local states, granted = several and {}, true
+local granted = true
 local limit, window, capacity, available, stamp
 for i = 1, #KEYS do
   limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
@@ -66,16 +65,11 @@ for i = 1, #KEYS do
   if available < permits * window then
     granted = false
   end
-  if several then
-    states[i] = {limit, window, capacity, available, stamp}
-  end
+  keep(i, limit, window, capacity, available, stamp)
 end
 
-local reply = several and {}
 for i = 1, #KEYS do
-  if several then
-    limit, window, capacity, available, stamp = unpack(states[i])
-  end
+  limit, window, capacity, available, stamp = restore(i, limit, window, capacity, available, stamp)
   local admits = available >= permits * window
   if peek then
     -- nothing is written
@@ -89,10 +83,9 @@ for i = 1, #KEYS do
   local remaining, retry_after = math.floor(available / window),
     admits and 0 or math.ceil((permits * window - available) / limit)
   local reset_after = math.ceil((capacity - available) / limit)
-  if not several then
-    return {admits and 1 or 0, remaining, retry_after, reset_after}
+  local single = answer(i, admits, remaining, retry_after, reset_after)
+  if single then
+    return single
   end
-  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
-    reset_after
 end
 return reply

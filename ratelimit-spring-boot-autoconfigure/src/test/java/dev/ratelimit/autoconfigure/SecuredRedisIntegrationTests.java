@@ -48,7 +48,7 @@ class SecuredRedisIntegrationTests {
 
 	/** The README's ACL rules for the application's user, after {@code ACL SETUSER ratelimit on >password}. */
 	static final String ACL_RULES = "~rate:* resetchannels -@all +evalsha +eval +script|load +time +get +set +del "
-			+ "+hmget +hset +pexpire +pttl +zadd +zcard +zcount +zrange +zrangebyscore +zremrangebyscore";
+			+ "+hmget +hset +hincrby +pexpire +pttl +zadd +zcard +zcount +zrange +zrangebyscore +zremrangebyscore";
 
 	private static final String PASSWORD = "s3cret-for-the-test";
 
