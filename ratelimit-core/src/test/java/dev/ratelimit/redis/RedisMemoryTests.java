@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Redis memory per key ({@code MEMORY USAGE}) with the budget fully spent: constant for every algorithm
- * but the sliding log, which grows with the limit. The README's algorithm table quotes these.
+ * but the sliding log, which grows with the limit. The algorithm table of docs/limiters.md quotes these.
  */
 class RedisMemoryTests {
 

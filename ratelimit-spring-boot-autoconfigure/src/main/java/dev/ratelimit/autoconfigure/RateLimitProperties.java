@@ -29,7 +29,7 @@ public class RateLimitProperties {
 	public static final int DEFAULT_FILTER_ORDER = -101;
 
 	/**
-	 * Whether rate limiting is enabled.
+	 * Whether rate limiting is enabled; when false, no limiter, filter or interceptor is registered.
 	 */
 	private boolean enabled = true;
 
@@ -274,7 +274,8 @@ public class RateLimitProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Whether to also send X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.
+		 * Whether to also send X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset, of the tightest
+		 * rule.
 		 */
 		private boolean legacy = false;
 

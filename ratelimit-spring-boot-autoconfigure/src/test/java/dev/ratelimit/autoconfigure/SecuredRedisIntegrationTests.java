@@ -41,12 +41,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The limiters through the auto-configuration against a {@code redis-server} that serves TLS only to a
  * certificate generated for the run, and that lets the application's user run only what the limiters need:
- * the ACL line the README gives. Each test runs against the embedded Redis 6.2 and the installed Redis 7.
+ * the ACL line docs/operations.md gives. Each test runs against the embedded Redis 6.2 and the installed Redis 7.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SecuredRedisIntegrationTests {
 
-	/** The README's ACL rules for the application's user, after {@code ACL SETUSER ratelimit on >password}. */
+	/** The ACL rules of docs/operations.md for the application's user, after {@code ACL SETUSER ratelimit on >password}. */
 	static final String ACL_RULES = "~rate:* resetchannels -@all +evalsha +eval +script|load +time +get +set +del "
 			+ "+hmget +hset +hincrby +pexpire +pttl +zadd +zcard +zcount +zrange +zrangebyscore +zremrangebyscore";
 

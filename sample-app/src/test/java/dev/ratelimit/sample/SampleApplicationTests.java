@@ -40,8 +40,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's curl scenarios against the sample application, with the test Redis and a clock the
- * test moves, so that the README cannot drift from the behaviour.
+ * The curl scenarios of docs/sample-app.md against the sample application, with the test Redis and a clock the
+ * test moves, so that the documentation cannot drift from the behaviour.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class SampleApplicationTests {
