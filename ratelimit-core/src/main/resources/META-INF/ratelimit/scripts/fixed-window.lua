@@ -100,9 +100,6 @@ for i = 1, #KEYS do
   -- a limit lowered since the key filled can leave count above it
   local remaining = math.max(limit - count, 0)
   local retry_after, reset_after = admits and 0 or left, (count > 0) and left or 0
-  local single = answer(i, admits, remaining, retry_after, reset_after)
-  if single then
-    return single
-  end
+  answer(i, admits, remaining, retry_after, reset_after)
 end
 return reply

@@ -69,9 +69,6 @@ for i = 1, #KEYS do
   end
   local remaining = math.max(math.floor((burst * window - diff) / window), 0)
   local reset_after = math.ceil(diff / limit)
-  local single = answer(i, admits, remaining, retry_after, reset_after)
-  if single then
-    return single
-  end
+  answer(i, admits, remaining, retry_after, reset_after)
 end
 return reply

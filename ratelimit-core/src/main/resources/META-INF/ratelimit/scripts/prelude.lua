@@ -40,7 +40,7 @@ end
 -- limit's state passes from one to the other in locals, and with several limits in a table per limit.
 local several = #KEYS > 1
 local states = several and {}
-local reply = several and {}
+local reply = {}
 
 local function keep(i, ...)
   if several then
@@ -55,11 +55,8 @@ local function restore(i, ...)
   return ...
 end
 
--- Records limit i's figures; with a single limit, returns the script's whole reply at once.
+-- Records limit i's figures in the reply, four numbers per limit.
 local function answer(i, admits, remaining, retry_after, reset_after)
-  if not several then
-    return {admits and 1 or 0, remaining, retry_after, reset_after}
-  end
   reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
     reset_after
 end

@@ -105,9 +105,6 @@ for i = 1, #KEYS do
   end
   local remaining = math.max(math.floor((limit * window - weighted) / window), 0)
   retry_after = admits and 0 or (retry_after + ahead)
-  local single = answer(i, admits, remaining, retry_after, reset_after)
-  if single then
-    return single
-  end
+  answer(i, admits, remaining, retry_after, reset_after)
 end
 return reply

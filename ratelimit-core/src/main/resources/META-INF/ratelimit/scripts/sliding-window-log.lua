@@ -83,9 +83,6 @@ for i = 1, #KEYS do
   end
   -- a limit lowered since the key filled can leave count above it
   local remaining = math.max(limit - count, 0)
-  local single = answer(i, admits, remaining, retry_after, reset_after)
-  if single then
-    return single
-  end
+  answer(i, admits, remaining, retry_after, reset_after)
 end
 return reply

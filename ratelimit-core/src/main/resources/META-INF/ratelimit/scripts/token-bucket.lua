@@ -83,9 +83,6 @@ for i = 1, #KEYS do
   local remaining, retry_after = math.floor(available / window),
     admits and 0 or math.ceil((permits * window - available) / limit)
   local reset_after = math.ceil((capacity - available) / limit)
-  local single = answer(i, admits, remaining, retry_after, reset_after)
-  if single then
-    return single
-  end
+  answer(i, admits, remaining, retry_after, reset_after)
 end
 return reply
