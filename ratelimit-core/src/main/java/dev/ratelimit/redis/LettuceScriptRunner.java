@@ -77,6 +77,11 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		}
 	}
 
+	@Override
+	public boolean takesKeysOfAnySlot() {
+		return !this.connectionFactory.isClusterAware();
+	}
+
 	/**
 	 * Returns the phase of the start: after the connection factory, before the web server takes requests.
 	 * @return the phase

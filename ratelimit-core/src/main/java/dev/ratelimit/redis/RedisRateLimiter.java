@@ -174,6 +174,26 @@ public final class RedisRateLimiter implements RateLimiter {
 		return this.algorithm;
 	}
 
+	RedisKeys keys() {
+		return this.keys;
+	}
+
+	RedisScriptRunner runner() {
+		return this.runner;
+	}
+
+	@Nullable Clock clock() {
+		return this.clock;
+	}
+
+	@Nullable CircuitBreaker circuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+	@Nullable LocalDenialCache denialCache() {
+		return this.denialCache;
+	}
+
 	/**
 	 * Returns the Redis key that holds the state of {@code id} under a single limit, for operators
 	 * looking for it: {@code <prefix>:<algorithm>:<id>}, the id as {@link RedisKeys#segment(String)}

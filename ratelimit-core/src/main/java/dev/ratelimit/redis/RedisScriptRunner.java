@@ -23,6 +23,15 @@ public interface RedisScriptRunner {
 	List<?> run(RedisScript<List> script, List<String> keys, List<String> args);
 
 	/**
+	 * Returns whether one script may take keys of any hash slots, as on a standalone or Sentinel Redis:
+	 * then the calls of one request can be decided in one script. Not on a Redis Cluster, nor when unknown.
+	 * @return {@code true} when a script's keys need not share a slot
+	 */
+	default boolean takesKeysOfAnySlot() {
+		return false;
+	}
+
+	/**
 	 * Returns a runner that calls through a template, waiting as long as the template's client does.
 	 * @param template the template
 	 * @return the runner

@@ -44,9 +44,25 @@ final class RedisScripts {
 		add(Algorithm.GCRA, "gcra", "gcra");
 	}
 
+	/**
+	 * Decides several calls, of any algorithms, all or nothing in one script: every algorithm's script as
+	 * a function {@code decide[ordinal + 1]} of its own KEYS and ARGV, then {@code together.lua}.
+	 */
+	static final RedisScript<List> TOGETHER = together();
+
 	private final RedisScript<List> script;
 
 	private final String keySegment;
+
+	private static RedisScript<List> together() {
+		StringBuilder script = new StringBuilder("local decide = {}\n");
+		for (Algorithm algorithm : Algorithm.values()) {
+			script.append("decide[").append(algorithm.ordinal() + 1).append("] = function(KEYS, ARGV)\n")
+				.append(TABLE.get(algorithm).script.getScriptAsString())
+				.append("\nend\n");
+		}
+		return RedisScript.of(script.append(read("together")).toString(), List.class);
+	}
 
 	private RedisScripts(RedisScript<List> script, String keySegment) {
 		this.script = script;

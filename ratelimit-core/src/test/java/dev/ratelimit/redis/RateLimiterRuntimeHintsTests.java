@@ -34,8 +34,9 @@ class RateLimiterRuntimeHintsTests {
 		new RateLimiterRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
 		Resource[] scripts = new PathMatchingResourcePatternResolver().getResources("classpath*:" + RateLimiterRuntimeHints.SCRIPTS);
 		List<String> names = Arrays.stream(scripts).map(Resource::getFilename).toList();
-		// one per algorithm, the prelude and the reset script: a new script is found here without editing the test
-		assertThat(names).hasSize(Algorithm.values().length + 2).contains("prelude.lua", "reset.lua");
+		// one per algorithm, the prelude, the reset and the together script: a new script is found here without
+		// editing the test
+		assertThat(names).hasSize(Algorithm.values().length + 3).contains("prelude.lua", "reset.lua", "together.lua");
 		for (String name : names) {
 			assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/ratelimit/scripts/" + name))
 				.as(name)
@@ -47,7 +48,7 @@ class RateLimiterRuntimeHintsTests {
 	void coversTheScriptsTheLimitersLoad() {
 		new RateLimiterRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
 		for (String script : List.of("prelude", "fixed-window", "sliding-window-log", "sliding-window-counter",
-				"token-bucket", "gcra", "reset")) {
+				"token-bucket", "gcra", "reset", "together")) {
 			assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/ratelimit/scripts/" + script + ".lua"))
 				.as(script)
 				.accepts(this.hints);

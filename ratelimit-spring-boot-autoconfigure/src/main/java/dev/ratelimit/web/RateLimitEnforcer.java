@@ -2,18 +2,17 @@ package dev.ratelimit.web;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
+import dev.ratelimit.redis.RedisRateLimiter;
+import dev.ratelimit.redis.RedisRateLimiters;
+import dev.ratelimit.redis.RedisRateLimiters.Call;
 import dev.ratelimit.redis.RedisKeys;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
 
@@ -27,8 +26,6 @@ import dev.ratelimit.web.RateLimitObserver.Outcome;
  */
 public final class RateLimitEnforcer {
 
-	private static final Log logger = LogFactory.getLog(RateLimitEnforcer.class);
-
 	private final RateLimitRules rules;
 
 	private final FailureMode failureMode;
@@ -37,11 +34,7 @@ public final class RateLimitEnforcer {
 
 	private final RateLimitObserver observer;
 
-	private final ConcurrentMap<String, LogThrottle> shadowLogs = new ConcurrentHashMap<>();
-
-	private final LogThrottle unexpectedLog = new LogThrottle();
-
-	private final LogThrottle keyFailureLog = new LogThrottle();
+	private final EnforcerLogs logs;
 
 	/**
 	 * Creates an enforcer.
@@ -56,16 +49,23 @@ public final class RateLimitEnforcer {
 		this.failureMode = failureMode;
 		this.local = local;
 		this.observer = observer;
+		this.logs = new EnforcerLogs(failureMode);
 	}
 
 	/**
-	 * Decides a request under the rules that apply to it, charging each rule's budget.
+	 * Decides a request under the rules that apply to it, charging each rule's budget, or none when one
+	 * rule refuses it: several rules are decided together, all or nothing in one Redis call, when their
+	 * limiters can ({@link RedisRateLimiters#canDecideTogether}), else one after the other, the first
+	 * refusal ending the check.
 	 * @param request describes the request for debug logs, such as {@code GET /api/orders}
 	 * @param applicable the rules that apply, in order
 	 * @param keys reads the request's keys
 	 * @return the verdict
 	 */
 	public RateLimitVerdict enforce(Supplier<String> request, List<RateLimitRule> applicable, RequestKeys keys) {
+		if (applicable.size() > 1 && decidesTogether(applicable)) {
+			return enforceTogether(request, applicable, keys);
+		}
 		List<AppliedLimit> applied = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
 			RateLimitObserver.Decision observed = start(rule);
@@ -83,10 +83,7 @@ public final class RateLimitEnforcer {
 				decisions = this.rules.limiter(rule).tryAcquire(budgetId, rule.limits(), rule.cost());
 			}
 			catch (RuntimeException ex) {
-				if (!(ex instanceof RateLimiterUnavailableException)) {
-					logUnexpected(ex);
-				}
-				decisions = onFailure(rule, budgetId);
+				decisions = onFailure(rule, budgetId, ex);
 				if (decisions == null) {
 					end(observed, Outcome.ERROR, System.nanoTime() - started);
 					// a rule in shadow mode never refuses, not even with 503
@@ -96,32 +93,125 @@ public final class RateLimitEnforcer {
 					continue;
 				}
 			}
-			long nanos = System.nanoTime() - started;
-			List<AppliedLimit> violated = new ArrayList<>(0);
-			for (int i = 0; i < decisions.size(); i++) {
-				AppliedLimit limit = new AppliedLimit(rule.policyName(i), rule.limits().get(i), decisions.get(i));
-				applied.add(limit);
-				if (!limit.decision().allowed()) {
-					violated.add(limit);
-				}
-			}
-			if (violated.isEmpty()) {
-				end(observed, Outcome.ALLOWED, nanos);
-			}
-			else if (rule.shadow()) {
-				end(observed, Outcome.SHADOW_REJECTED, nanos);
-				logShadowRejection(rule, budgetId);
-			}
-			else {
-				end(observed, Outcome.REJECTED, nanos);
-				if (logger.isDebugEnabled()) {
-					logger.debug("Rejected " + request.get() + " by rule '" + rule.name() + "' for key "
-							+ RedisKeys.fingerprint(budgetId));
-				}
-				return new RateLimitVerdict(applied, violated, false, null);
+			RateLimitVerdict refused = accept(request, rule, budgetId, decisions, observed,
+					System.nanoTime() - started, applied);
+			if (refused != null) {
+				return refused;
 			}
 		}
 		return new RateLimitVerdict(applied, List.of(), false, null);
+	}
+
+	private boolean decidesTogether(List<RateLimitRule> applicable) {
+		List<RateLimiter> limiters = new ArrayList<>(applicable.size());
+		for (RateLimitRule rule : applicable) {
+			if (rule.shadow()) {
+				// a shadow rule's refusal must not keep the others from being charged
+				return false;
+			}
+			limiters.add(this.rules.limiter(rule));
+		}
+		return RedisRateLimiters.canDecideTogether(limiters);
+	}
+
+	/**
+	 * Decides rules all or nothing in one Redis call: when one refuses, none is charged.
+	 */
+	private RateLimitVerdict enforceTogether(Supplier<String> request, List<RateLimitRule> applicable,
+			RequestKeys keys) {
+		List<RateLimitRule> included = new ArrayList<>(applicable.size());
+		List<String> budgetIds = new ArrayList<>(applicable.size());
+		List<Call> calls = new ArrayList<>(applicable.size());
+		for (RateLimitRule rule : applicable) {
+			String budgetId = budgetId(rule, keys);
+			if (budgetId == null) {
+				end(start(rule), Outcome.MISSING_KEY, 0);
+				if (rule.missingKey() == MissingKey.SKIP) {
+					continue;
+				}
+				return new RateLimitVerdict(List.of(), List.of(), false, rule);
+			}
+			included.add(rule);
+			budgetIds.add(budgetId);
+			calls.add(new Call((RedisRateLimiter) this.rules.limiter(rule), budgetId, rule.limits(), rule.cost()));
+		}
+		List<RateLimitObserver.Decision> observed = included.stream().map(this::start).toList();
+		long started = System.nanoTime();
+		List<List<RateLimitDecision>> answers = null;
+		RuntimeException failure = null;
+		try {
+			answers = calls.isEmpty() ? List.of() : RedisRateLimiters.tryAcquireTogether(calls);
+		}
+		catch (RuntimeException ex) {
+			failure = ex;
+		}
+		long nanos = System.nanoTime() - started;
+		List<AppliedLimit> applied = new ArrayList<>(included.size());
+		for (int i = 0; i < included.size(); i++) {
+			RateLimitRule rule = included.get(i);
+			List<RateLimitDecision> decisions;
+			if (failure != null) {
+				decisions = onFailure(rule, budgetIds.get(i), (i == 0) ? failure : null);
+				if (decisions == null) {
+					end(observed.get(i), Outcome.ERROR, nanos);
+					if (this.failureMode == FailureMode.FAIL_CLOSED) {
+						endUnreached(observed, i + 1, nanos);
+						return new RateLimitVerdict(applied, List.of(), true, null);
+					}
+					continue;
+				}
+			}
+			else if (i < answers.size()) {
+				decisions = answers.get(i);
+			}
+			else {
+				end(observed.get(i), Outcome.NOT_REACHED, nanos);
+				continue;
+			}
+			RateLimitVerdict refused = accept(request, rule, budgetIds.get(i), decisions, observed.get(i), nanos,
+					applied);
+			if (refused != null) {
+				endUnreached(observed, i + 1, nanos);
+				return refused;
+			}
+		}
+		return new RateLimitVerdict(applied, List.of(), false, null);
+	}
+
+	private void endUnreached(List<RateLimitObserver.Decision> observed, int from, long nanos) {
+		for (int i = from; i < observed.size(); i++) {
+			end(observed.get(i), Outcome.NOT_REACHED, nanos);
+		}
+	}
+
+	/**
+	 * Records a rule's decisions among the limits applied to the request.
+	 * @return the verdict refusing the request when the rule refused it (shadow rules never do), else
+	 * {@code null}
+	 */
+	private @Nullable RateLimitVerdict accept(Supplier<String> request, RateLimitRule rule, String budgetId,
+			List<RateLimitDecision> decisions, RateLimitObserver.Decision observed, long nanos,
+			List<AppliedLimit> applied) {
+		List<AppliedLimit> violated = new ArrayList<>(0);
+		for (int i = 0; i < decisions.size(); i++) {
+			AppliedLimit limit = new AppliedLimit(rule.policyName(i), rule.limits().get(i), decisions.get(i));
+			applied.add(limit);
+			if (!limit.decision().allowed()) {
+				violated.add(limit);
+			}
+		}
+		if (violated.isEmpty()) {
+			end(observed, Outcome.ALLOWED, nanos);
+			return null;
+		}
+		if (rule.shadow()) {
+			end(observed, Outcome.SHADOW_REJECTED, nanos);
+			this.logs.shadowRejection(rule, budgetId);
+			return null;
+		}
+		end(observed, Outcome.REJECTED, nanos);
+		this.logs.rejected(request, rule, budgetId);
+		return new RateLimitVerdict(applied, violated, false, null);
 	}
 
 	/**
@@ -129,7 +219,11 @@ public final class RateLimitEnforcer {
 	 * @return the decisions taken instead, or {@code null} when the rule takes none: it passes, or in
 	 * {@code fail-closed} it refuses the request
 	 */
-	private @Nullable List<RateLimitDecision> onFailure(RateLimitRule rule, String budgetId) {
+	private @Nullable List<RateLimitDecision> onFailure(RateLimitRule rule, String budgetId,
+			@Nullable RuntimeException cause) {
+		if (cause != null && !(cause instanceof RateLimiterUnavailableException)) {
+			this.logs.unexpected(cause);
+		}
 		return switch (this.failureMode) {
 			case LOCAL -> (this.local != null)
 					? this.local.tryAcquire(RedisKeys.fallback(rule.algorithm(), budgetId), rule.limits(), rule.cost()) : null;
@@ -150,12 +244,7 @@ public final class RateLimitEnforcer {
 			value = keys.keyValue(rule);
 		}
 		catch (RuntimeException ex) {
-			long others = this.keyFailureLog.tryLog();
-			if (others >= 0) {
-				logger.warn("The key of rate-limit rule '" + rule.name() + "' (" + rule.key() + ") could not be read"
-						+ ((others > 0) ? " (and " + others + " more times in the last minute)" : "")
-						+ "; the request was charged under its client address", ex);
-			}
+			this.logs.unreadableKey(rule, ex);
 			return rule.budgetId(null, keys.clientAddress());
 		}
 		if ((value == null || value.isBlank()) && rule.missingKey() != MissingKey.CLIENT_ADDRESS) {
@@ -170,7 +259,7 @@ public final class RateLimitEnforcer {
 		}
 		catch (RuntimeException ex) {
 			// metrics and traces must never fail a request
-			logUnexpected(ex);
+			this.logs.unexpected(ex);
 			return (outcome, nanos) -> {
 			};
 		}
@@ -181,27 +270,7 @@ public final class RateLimitEnforcer {
 			decision.end(outcome, nanos);
 		}
 		catch (RuntimeException ex) {
-			logUnexpected(ex);
-		}
-	}
-
-	private void logUnexpected(RuntimeException ex) {
-		if (this.unexpectedLog.tryLog() >= 0) {
-			logger.warn("The rate limiter failed unexpectedly; the request met ratelimit.failure-mode="
-					+ this.failureMode.id() + " (logged at most once a minute)", ex);
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("The rate limiter failed unexpectedly", ex);
-		}
-	}
-
-	private void logShadowRejection(RateLimitRule rule, String budgetId) {
-		long others = this.shadowLogs.computeIfAbsent(rule.name(), (name) -> new LogThrottle()).tryLog();
-		if (others >= 0) {
-			logger.info("Shadow rule '" + rule.name() + "' would have refused a request for key "
-					+ RedisKeys.fingerprint(budgetId) + ((others > 0) ? " (and " + others + " more in the last minute)"
-							: "")
-					+ "; it was let through");
+			this.logs.unexpected(ex);
 		}
 	}
 

@@ -94,7 +94,10 @@ public interface RateLimitObserver {
 
 		/** The request lacked the rule's key: the rule did not apply ({@code missing-key=skip}) or refused
 		 * it with 400 ({@code missing-key=reject}). */
-		MISSING_KEY("missing-key");
+		MISSING_KEY("missing-key"),
+
+		/** An earlier rule refused the request before this one was decided: nothing was charged. */
+		NOT_REACHED("not-reached");
 
 		private final String tag;
 

@@ -1,0 +1,137 @@
+package dev.ratelimit.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterUnavailableException;
+
+import org.springframework.util.Assert;
+
+/**
+ * Decides several calls of {@link RedisRateLimiter Redis limiters}, of any algorithms, all or nothing in
+ * one round trip: when one call would be refused, no call is charged. For the rules of one request.
+ */
+public final class RedisRateLimiters {
+
+	private RedisRateLimiters() {
+	}
+
+	/**
+	 * Returns whether calls of these limiters can be decided together: all Redis limiters on one script
+	 * runner whose scripts may take keys of any slots (not a Redis Cluster).
+	 * @param limiters the limiters
+	 * @return {@code true} when {@link #tryAcquireTogether} takes them
+	 */
+	public static boolean canDecideTogether(List<? extends RateLimiter> limiters) {
+		if (limiters.isEmpty() || !(limiters.get(0) instanceof RedisRateLimiter first)) {
+			return false;
+		}
+		for (RateLimiter limiter : limiters) {
+			if (!(limiter instanceof RedisRateLimiter redis) || redis.runner() != first.runner()) {
+				return false;
+			}
+		}
+		return first.runner().takesKeysOfAnySlot();
+	}
+
+	/**
+	 * Decides calls all or nothing in one script call: each is first asked what it would be told; only
+	 * when every one would be granted is each made, in order. A call the first limiter's denial cache
+	 * refuses is answered from memory.
+	 * @param calls the calls, of limiters {@link #canDecideTogether} accepts
+	 * @return the decisions of the calls up to the first that is refused (all of them when every one is
+	 * granted): figures before any charge for a refused request, after the charges for a granted one
+	 * @throws IllegalArgumentException when an argument is invalid
+	 * @throws RateLimiterUnavailableException when Redis cannot decide
+	 */
+	public static List<List<RateLimitDecision>> tryAcquireTogether(List<Call> calls) {
+		Assert.notEmpty(calls, "calls must not be empty");
+		for (Call call : calls) {
+			Assert.notNull(call.key(), "key must not be null");
+			call.limiter().algorithm().check(call.limits(), call.permits());
+		}
+		RedisRateLimiter first = calls.get(0).limiter();
+		LocalDenialCache denials = first.denialCache();
+		long sentAt = (denials != null) ? denials.now() : 0;
+		if (denials != null) {
+			List<RateLimitDecision> cached = denials.lookup(first.keys().denial(calls.get(0).key(), calls.get(0).limits()),
+					calls.get(0).permits());
+			if (cached != null) {
+				return List.of(cached);
+			}
+		}
+		CircuitBreaker breaker = first.circuitBreaker();
+		if (breaker != null && !breaker.tryAcquirePermission()) {
+			throw new RateLimiterUnavailableException("Redis is not called while its circuit breaker is open", null);
+		}
+		List<?> reply;
+		try {
+			reply = run(calls);
+		}
+		catch (RuntimeException ex) {
+			if (breaker != null) {
+				breaker.onFailure(ex);
+			}
+			throw new RateLimiterUnavailableException("Redis could not decide: " + ex, ex);
+		}
+		if (breaker != null) {
+			breaker.onSuccess();
+		}
+		int answered = (int) RedisScripts.number(reply, 0);
+		List<List<RateLimitDecision>> decisions = new ArrayList<>(answered);
+		int offset = 1;
+		for (int c = 0; c < answered; c++) {
+			Call call = calls.get(c);
+			int size = 4 * call.limits().size();
+			decisions.add(RedisScripts.decisions(reply.subList(offset, offset + size), call.limits()));
+			offset += size;
+		}
+		List<RateLimitDecision> last = decisions.get(answered - 1);
+		if (denials != null && last.stream().anyMatch((decision) -> !decision.allowed())) {
+			// the call that was refused is refused from memory until it could be granted
+			Call refused = calls.get(answered - 1);
+			denials.remember(refused.limiter().keys().denial(refused.key(), refused.limits()), refused.permits(),
+					sentAt, last);
+		}
+		return decisions;
+	}
+
+	private static List<?> run(List<Call> calls) {
+		List<String> keys = new ArrayList<>();
+		List<String> args = new ArrayList<>();
+		List<String> callArgs = new ArrayList<>();
+		args.add(Integer.toString(calls.size()));
+		for (Call call : calls) {
+			List<String> ownKeys = call.limiter().keys().forLimits(call.key(), call.limits());
+			List<String> ownArgs = RedisScripts.args(call.limiter().clock(), call.limits(), call.permits());
+			args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
+			args.add(Integer.toString(ownKeys.size()));
+			args.add(Integer.toString(ownArgs.size()));
+			keys.addAll(ownKeys);
+			callArgs.addAll(ownArgs);
+		}
+		args.addAll(callArgs);
+		List<?> reply = calls.get(0).limiter().runner().run(RedisScripts.TOGETHER, keys, args);
+		if (reply == null || reply.isEmpty()) {
+			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
+		}
+		return reply;
+	}
+
+	/**
+	 * One call decided with others.
+	 *
+	 * @param limiter the limiter
+	 * @param key whose budget is charged
+	 * @param limits the limits
+	 * @param permits how many permits to take
+	 */
+	public record Call(RedisRateLimiter limiter, String key, List<RateLimit> limits, long permits) {
+	}
+
+}

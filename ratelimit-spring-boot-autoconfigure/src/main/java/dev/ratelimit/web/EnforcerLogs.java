@@ -1,0 +1,69 @@
+package dev.ratelimit.web;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.redis.RedisKeys;
+
+/**
+ * The log lines of the {@link RateLimitEnforcer}, under its name: refusals at DEBUG with a fingerprint of
+ * the key (never the key), and what may repeat with every request at most once a minute.
+ */
+final class EnforcerLogs {
+
+	private static final Log logger = LogFactory.getLog(RateLimitEnforcer.class);
+
+	private final FailureMode failureMode;
+
+	private final ConcurrentMap<String, LogThrottle> shadow = new ConcurrentHashMap<>();
+
+	private final LogThrottle unexpected = new LogThrottle();
+
+	private final LogThrottle unreadableKeys = new LogThrottle();
+
+	EnforcerLogs(FailureMode failureMode) {
+		this.failureMode = failureMode;
+	}
+
+	void rejected(Supplier<String> request, RateLimitRule rule, String budgetId) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("Rejected " + request.get() + " by rule '" + rule.name() + "' for key "
+					+ RedisKeys.fingerprint(budgetId));
+		}
+	}
+
+	void unreadableKey(RateLimitRule rule, RuntimeException ex) {
+		long others = this.unreadableKeys.tryLog();
+		if (others >= 0) {
+			logger.warn("The key of rate-limit rule '" + rule.name() + "' (" + rule.key() + ") could not be read"
+					+ ((others > 0) ? " (and " + others + " more times in the last minute)" : "")
+					+ "; the request was charged under its client address", ex);
+		}
+	}
+
+	void unexpected(RuntimeException ex) {
+		if (this.unexpected.tryLog() >= 0) {
+			logger.warn("The rate limiter failed unexpectedly; the request met ratelimit.failure-mode="
+					+ this.failureMode.id() + " (logged at most once a minute)", ex);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("The rate limiter failed unexpectedly", ex);
+		}
+	}
+
+	void shadowRejection(RateLimitRule rule, String budgetId) {
+		long others = this.shadow.computeIfAbsent(rule.name(), (name) -> new LogThrottle()).tryLog();
+		if (others >= 0) {
+			logger.info("Shadow rule '" + rule.name() + "' would have refused a request for key "
+					+ RedisKeys.fingerprint(budgetId) + ((others > 0) ? " (and " + others + " more in the last minute)"
+							: "")
+					+ "; it was let through");
+		}
+	}
+
+}
