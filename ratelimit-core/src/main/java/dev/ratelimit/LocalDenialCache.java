@@ -4,7 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -24,6 +28,9 @@ import org.springframework.util.Assert;
 public final class LocalDenialCache {
 
 	private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+
+	/** The longest a caller waits for another caller's Redis call for the same key. */
+	private static final long PROBE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final int maxKeys;
 
@@ -71,17 +78,26 @@ public final class LocalDenialCache {
 	 */
 	public @Nullable List<RateLimitDecision> lookup(String key, long permits) {
 		Denial denial = this.denials.get(key);
-		if (denial == null) {
-			return null;
+		for (int attempt = 0; denial != null && attempt < 2; attempt++) {
+			long now = this.nanoTime.getAsLong();
+			if (now - denial.until < 0) {
+				return (permits < denial.permits) ? null : countedDown(denial, now);
+			}
+			if (denial.probe == null) {
+				// over: this caller asks Redis again, and callers of the same key meanwhile wait for its answer
+				Denial probing = new Denial(denial.sentAt, denial.until, denial.permits, denial.decisions,
+						new CompletableFuture<>());
+				return (this.denials.replace(key, denial, probing)) ? null : lookup(key, permits);
+			}
+			if (!await(denial.probe)) {
+				return null;
+			}
+			denial = this.denials.get(key);
 		}
-		long now = this.nanoTime.getAsLong();
-		if (now - denial.until >= 0) {
-			this.denials.remove(key, denial);
-			return null;
-		}
-		if (permits < denial.permits) {
-			return null;
-		}
+		return null;
+	}
+
+	private List<RateLimitDecision> countedDown(Denial denial, long now) {
 		this.hits.increment();
 		Duration elapsed = Duration.ofNanos(now - denial.sentAt);
 		List<RateLimitDecision> decisions = new ArrayList<>(denial.decisions.size());
@@ -118,13 +134,44 @@ public final class LocalDenialCache {
 			long now = this.nanoTime.getAsLong();
 			long due = this.nextSweep.get();
 			if ((due == Long.MIN_VALUE || now - due >= 0) && this.nextSweep.compareAndSet(due, now + SWEEP_INTERVAL_NANOS)) {
-				this.denials.values().removeIf((denial) -> now - denial.until >= 0);
+				// an entry being probed stays: its callers are waiting for the probe's answer
+				this.denials.values().removeIf((denial) -> now - denial.until >= 0 && denial.probe == null);
 			}
 			if (this.denials.size() >= this.maxKeys) {
 				return;
 			}
 		}
-		this.denials.put(key, new Denial(sentAt, sentAt + earliest.toNanos(), permits, List.copyOf(decisions)));
+		Denial previous = this.denials.put(key,
+				new Denial(sentAt, sentAt + earliest.toNanos(), permits, List.copyOf(decisions), null));
+		if (previous != null && previous.probe != null) {
+			previous.probe.complete(null);
+		}
+	}
+
+	/**
+	 * Reports that a call for {@code key} came back from Redis without a rejection to remember (granted,
+	 * or failed): the callers waiting for it go to Redis themselves.
+	 * @param key the key, limits included
+	 */
+	public void settle(String key) {
+		Denial denial = this.denials.get(key);
+		if (denial != null && denial.probe != null && this.denials.remove(key, denial)) {
+			denial.probe.complete(null);
+		}
+	}
+
+	private static boolean await(CompletableFuture<Void> probe) {
+		try {
+			probe.get(PROBE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
 	}
 
 	/**
@@ -132,14 +179,22 @@ public final class LocalDenialCache {
 	 * @param prefix the start of the keys
 	 */
 	public void forget(String prefix) {
-		this.denials.keySet().removeIf((key) -> key.startsWith(prefix));
+		this.denials.entrySet().removeIf((entry) -> entry.getKey().startsWith(prefix) && released(entry.getValue()));
 	}
 
 	/**
 	 * Forgets every rejection.
 	 */
 	public void clear() {
-		this.denials.clear();
+		this.denials.values().removeIf(LocalDenialCache::released);
+	}
+
+	/** Wakes the callers waiting on a probe of a denial about to be dropped. */
+	private static boolean released(Denial denial) {
+		if (denial.probe != null) {
+			denial.probe.complete(null);
+		}
+		return true;
 	}
 
 	/**
@@ -162,7 +217,8 @@ public final class LocalDenialCache {
 		return duration.isNegative() ? Duration.ZERO : duration;
 	}
 
-	private record Denial(long sentAt, long until, long permits, List<RateLimitDecision> decisions) {
+	private record Denial(long sentAt, long until, long permits, List<RateLimitDecision> decisions,
+			@Nullable CompletableFuture<Void> probe) {
 	}
 
 }

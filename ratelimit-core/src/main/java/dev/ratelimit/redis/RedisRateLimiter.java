@@ -33,17 +33,18 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	private final RedisScripts scripts;
 
-	private final RedisKeys keys;
+	// read by RedisRateLimiters, which decides calls of several limiters together
+	final RedisKeys keys;
 
-	private final RedisScriptRunner runner;
+	final RedisScriptRunner runner;
 
-	private final @Nullable Clock clock;
+	final @Nullable Clock clock;
 
-	private final @Nullable CircuitBreaker circuitBreaker;
+	final @Nullable CircuitBreaker circuitBreaker;
 
 	private final @Nullable RateLimiter fallback;
 
-	private final @Nullable LocalDenialCache denialCache;
+	final @Nullable LocalDenialCache denialCache;
 
 	private RedisRateLimiter(Builder builder) {
 		this.algorithm = builder.algorithm;
@@ -91,34 +92,41 @@ public final class RedisRateLimiter implements RateLimiter {
 			}
 			sentAt = denials.now();
 		}
-		CircuitBreaker breaker = this.circuitBreaker;
-		if (breaker != null && !breaker.tryAcquirePermission()) {
-			return unavailable(key, limits, permits, null);
-		}
-		List<RateLimitDecision> decisions;
+		List<RateLimitDecision> fromRedis = null;
 		try {
-			decisions = run(key, limits, permits);
-		}
-		catch (RuntimeException ex) {
-			if (breaker != null) {
-				breaker.onFailure(ex);
+			CircuitBreaker breaker = this.circuitBreaker;
+			if (breaker != null && !breaker.tryAcquirePermission()) {
+				return unavailable(key, limits, permits, null);
 			}
-			return unavailable(key, limits, permits, ex);
-		}
-		catch (Error ex) {
-			// the breaker hears of every call it let through, or a probe would never report back
-			if (breaker != null) {
-				breaker.onFailure(ex);
+			try {
+				fromRedis = run(key, limits, permits);
 			}
-			throw ex;
+			catch (RuntimeException | Error ex) {
+				// the breaker hears of every call it let through, errors too, or a probe would never report back
+				if (breaker != null) {
+					breaker.onFailure(ex);
+				}
+				if (ex instanceof Error error) {
+					throw error;
+				}
+				return unavailable(key, limits, permits, (RuntimeException) ex);
+			}
+			if (breaker != null) {
+				breaker.onSuccess();
+			}
+			return fromRedis;
 		}
-		if (breaker != null) {
-			breaker.onSuccess();
+		finally {
+			if (denials != null) {
+				// remembers a rejection of Redis's, or lets the callers waiting for this call ask Redis themselves
+				if (fromRedis != null && fromRedis.stream().anyMatch((decision) -> !decision.allowed())) {
+					denials.remember(denialKey, permits, sentAt, fromRedis);
+				}
+				else {
+					denials.settle(denialKey);
+				}
+			}
 		}
-		if (denials != null) {
-			denials.remember(denialKey, permits, sentAt, decisions);
-		}
-		return decisions;
 	}
 
 	/**
@@ -172,26 +180,6 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public Algorithm algorithm() {
 		return this.algorithm;
-	}
-
-	RedisKeys keys() {
-		return this.keys;
-	}
-
-	RedisScriptRunner runner() {
-		return this.runner;
-	}
-
-	@Nullable Clock clock() {
-		return this.clock;
-	}
-
-	@Nullable CircuitBreaker circuitBreaker() {
-		return this.circuitBreaker;
-	}
-
-	@Nullable LocalDenialCache denialCache() {
-		return this.denialCache;
 	}
 
 	/**

@@ -32,11 +32,11 @@ public final class RedisRateLimiters {
 			return false;
 		}
 		for (RateLimiter limiter : limiters) {
-			if (!(limiter instanceof RedisRateLimiter redis) || redis.runner() != first.runner()) {
+			if (!(limiter instanceof RedisRateLimiter redis) || redis.runner != first.runner) {
 				return false;
 			}
 		}
-		return first.runner().takesKeysOfAnySlot();
+		return first.runner.takesKeysOfAnySlot();
 	}
 
 	/**
@@ -56,16 +56,38 @@ public final class RedisRateLimiters {
 			call.limiter().algorithm().check(call.limits(), call.permits());
 		}
 		RedisRateLimiter first = calls.get(0).limiter();
-		LocalDenialCache denials = first.denialCache();
+		LocalDenialCache denials = first.denialCache;
 		long sentAt = (denials != null) ? denials.now() : 0;
+		String firstDenialKey = (denials != null) ? first.keys.denial(calls.get(0).key(), calls.get(0).limits()) : null;
 		if (denials != null) {
-			List<RateLimitDecision> cached = denials.lookup(first.keys().denial(calls.get(0).key(), calls.get(0).limits()),
-					calls.get(0).permits());
+			List<RateLimitDecision> cached = denials.lookup(firstDenialKey, calls.get(0).permits());
 			if (cached != null) {
 				return List.of(cached);
 			}
 		}
-		CircuitBreaker breaker = first.circuitBreaker();
+		boolean remembered = false;
+		try {
+			List<List<RateLimitDecision>> decisions = decide(first, calls);
+			List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
+			if (denials != null && last.stream().anyMatch((decision) -> !decision.allowed())) {
+				// the call that was refused is refused from memory until it could be granted
+				Call refused = calls.get(decisions.size() - 1);
+				denials.remember(refused.limiter().keys.denial(refused.key(), refused.limits()), refused.permits(),
+						sentAt, last);
+				remembered = decisions.size() == 1;
+			}
+			return decisions;
+		}
+		finally {
+			if (denials != null && !remembered) {
+				// callers waiting for the first call's key ask Redis themselves
+				denials.settle(firstDenialKey);
+			}
+		}
+	}
+
+	private static List<List<RateLimitDecision>> decide(RedisRateLimiter first, List<Call> calls) {
+		CircuitBreaker breaker = first.circuitBreaker;
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			throw new RateLimiterUnavailableException("Redis is not called while its circuit breaker is open", null);
 		}
@@ -91,13 +113,6 @@ public final class RedisRateLimiters {
 			decisions.add(RedisScripts.decisions(reply.subList(offset, offset + size), call.limits()));
 			offset += size;
 		}
-		List<RateLimitDecision> last = decisions.get(answered - 1);
-		if (denials != null && last.stream().anyMatch((decision) -> !decision.allowed())) {
-			// the call that was refused is refused from memory until it could be granted
-			Call refused = calls.get(answered - 1);
-			denials.remember(refused.limiter().keys().denial(refused.key(), refused.limits()), refused.permits(),
-					sentAt, last);
-		}
 		return decisions;
 	}
 
@@ -107,8 +122,8 @@ public final class RedisRateLimiters {
 		List<String> callArgs = new ArrayList<>();
 		args.add(Integer.toString(calls.size()));
 		for (Call call : calls) {
-			List<String> ownKeys = call.limiter().keys().forLimits(call.key(), call.limits());
-			List<String> ownArgs = RedisScripts.args(call.limiter().clock(), call.limits(), call.permits());
+			List<String> ownKeys = call.limiter().keys.forLimits(call.key(), call.limits());
+			List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.limits(), call.permits());
 			args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
 			args.add(Integer.toString(ownKeys.size()));
 			args.add(Integer.toString(ownArgs.size()));
@@ -116,7 +131,7 @@ public final class RedisRateLimiters {
 			callArgs.addAll(ownArgs);
 		}
 		args.addAll(callArgs);
-		List<?> reply = calls.get(0).limiter().runner().run(RedisScripts.TOGETHER, keys, args);
+		List<?> reply = calls.get(0).limiter().runner.run(RedisScripts.TOGETHER, keys, args);
 		if (reply == null || reply.isEmpty()) {
 			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
 		}
