@@ -2,7 +2,6 @@ package dev.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
@@ -16,9 +15,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.redis.RedisRateLimiters.Call;
 import dev.ratelimit.testsupport.RedisTestServer;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisRateLimitersTogetherTests {
 
-	private static final LettuceConnectionFactory factory = connectionFactory();
+	private static final LettuceConnectionFactory factory = RedisTestServer.shared().newConnectionFactory();
 
 	// generous: this is about what is charged, not how fast, and the machine may be busy
 	private static final LettuceScriptRunner runner = started(new LettuceScriptRunner(factory, Duration.ofSeconds(10)));
@@ -51,7 +48,7 @@ class RedisRateLimitersTogetherTests {
 				new Call(limiter, "narrow", List.of(narrow), 1));
 		// the server learns the script first (NOSCRIPT, then EVAL), so that each decision below is one EVALSHA
 		RedisRateLimiters.tryAcquireTogether(List.of(new Call(limiter, "warm-up", List.of(wide), 1)));
-		long before = scriptCalls();
+		long before = RedisTestServer.shared().scriptCalls();
 		List<List<RateLimitDecision>> granted = RedisRateLimiters.tryAcquireTogether(calls);
 		assertThat(granted).hasSize(2);
 		assertThat(granted.get(0).get(0).remaining()).isEqualTo(4);
@@ -62,7 +59,7 @@ class RedisRateLimitersTogetherTests {
 		assertThat(refused.get(1).get(0).allowed()).isFalse();
 		assertThat(refused.get(1).get(0).retryAfter()).isPositive();
 		// one script call per decision of both, and the wide budget kept what the refused request would have taken
-		assertThat(scriptCalls() - before).isEqualTo(2);
+		assertThat(RedisTestServer.shared().scriptCalls() - before).isEqualTo(2);
 		assertThat(limiter.inspect("wide", List.of(wide)).get(0).remaining()).isEqualTo(4);
 		assertThat(limiter.inspect("narrow", List.of(narrow)).get(0).remaining()).isZero();
 	}
@@ -97,32 +94,9 @@ class RedisRateLimitersTogetherTests {
 		assertThat(RedisRateLimiters.canDecideTogether(List.of(limiter, templated))).isFalse();
 	}
 
-	private static long scriptCalls() {
-		Properties stats = RedisTestServer.shared()
-			.template()
-			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
-		long calls = 0;
-		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
-			}
-		}
-		return calls;
-	}
-
 	private static LettuceScriptRunner started(LettuceScriptRunner runner) {
 		runner.start();
 		return runner;
-	}
-
-	private static LettuceConnectionFactory connectionFactory() {
-		RedisTestServer redis = RedisTestServer.shared();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

@@ -1,7 +1,9 @@
 package dev.ratelimit.testsupport;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisURI;
@@ -9,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -143,6 +146,24 @@ public final class RedisTestServer {
 			this.template = created;
 		}
 		return this.template;
+	}
+
+	/**
+	 * Returns how many scripts the server has run so far: {@code EVALSHA} calls, and {@code EVAL} calls
+	 * where it did not know the script yet, from {@code INFO commandstats}.
+	 * @return the count
+	 */
+	public long scriptCalls() {
+		Properties stats = template()
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		long calls = 0;
+		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
+			String line = (stats != null) ? stats.getProperty(command) : null;
+			if (line != null) {
+				calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
+			}
+		}
+		return calls;
 	}
 
 	private synchronized void closeConnections() {

@@ -2,20 +2,19 @@ package dev.ratelimit.web.servlet;
 
 import java.net.http.HttpResponse;
 import java.util.List;
-import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.data.redis.core.RedisCallback;
 
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.get;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,12 +61,12 @@ class RateLimitAllOrNothingIntegrationTests extends RedisBackedWebTests {
 			"/costly, multi" })
 	void chargesNoRuleWhenTheSecondRefuses(String path, String name) throws Exception {
 		get(this.port, path);
-		long before = scriptCalls();
+		long before = RedisTestServer.shared().scriptCalls();
 		HttpResponse<String> refused = get(this.port, path);
 		assertThat(refused.statusCode()).isEqualTo(429);
 		assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).contains("\"" + name + "-narrow\";r=0;");
 		// one round trip for both rules
-		assertThat(scriptCalls() - before).isEqualTo(1);
+		assertThat(RedisTestServer.shared().scriptCalls() - before).isEqualTo(1);
 		// the wide rule kept what the refused request would have taken: one permit spent, by the first request
 		RateLimitRule wide = this.rules.find(name + "-wide");
 		List<RateLimitDecision> state = this.rules.limiter(wide).inspect(wide.name() + ":ip:127.0.0.1", wide.limits());
@@ -76,25 +75,12 @@ class RateLimitAllOrNothingIntegrationTests extends RedisBackedWebTests {
 
 	@Test
 	void chargesBothRulesWhenBothAllowInOneRoundTrip() throws Exception {
-		long before = scriptCalls();
+		long before = RedisTestServer.shared().scriptCalls();
 		HttpResponse<String> allowed = get(this.port, "/open");
 		assertThat(allowed.statusCode()).isEqualTo(200);
 		assertThat(allowed.headers().firstValue("RateLimit").orElseThrow())
 			.matches("\"fixed-wide\";r=4;t=(59|60), \"fixed-narrow\";r=0;t=(59|60)");
-		assertThat(scriptCalls() - before).isEqualTo(1);
-	}
-
-	private long scriptCalls() {
-		Properties stats = this.redis.execute(
-				(RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
-		long calls = 0;
-		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
-			}
-		}
-		return calls;
+		assertThat(RedisTestServer.shared().scriptCalls() - before).isEqualTo(1);
 	}
 
 }

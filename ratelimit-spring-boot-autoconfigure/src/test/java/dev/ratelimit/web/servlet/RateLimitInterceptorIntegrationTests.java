@@ -2,17 +2,17 @@ package dev.ratelimit.web.servlet;
 
 import java.net.http.HttpResponse;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.testsupport.RedisTestServer;
+
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.data.redis.core.RedisCallback;
 
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.get;
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.send;
@@ -82,7 +82,7 @@ class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 
 	@Test
 	void refusesAFloodFromOneClientWithoutCallingRedisAgain() throws Exception {
-		long before = evalshaCalls();
+		long before = RedisTestServer.shared().scriptCalls();
 		for (int i = 0; i < 4; i++) {
 			get(this.port, "/api/items");
 		}
@@ -98,22 +98,8 @@ class RateLimitInterceptorIntegrationTests extends RedisBackedWebTests {
 			assertThat(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow())).isBetween(lowest, 60L);
 		}
 		// four decisions by Redis (three grants and the first refusal), a hundred from memory
-		assertThat(evalshaCalls() - before).isEqualTo(4);
+		assertThat(RedisTestServer.shared().scriptCalls() - before).isEqualTo(4);
 		assertThat(this.endpoints.itemsServed).hasValue(3);
-	}
-
-	/** Scripts Redis ran so far: EVALSHA calls, and EVAL calls where it did not know the script yet. */
-	private long evalshaCalls() {
-		Properties stats = this.redis.execute(
-				(RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
-		long calls = 0;
-		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*", "$1"));
-			}
-		}
-		return calls;
 	}
 
 	@Test
