@@ -1,6 +1,5 @@
 package dev.ratelimit.autoconfigure;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
@@ -13,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
@@ -53,12 +51,8 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ClientAddressResolver rateLimitClientAddressResolver(RateLimitProperties properties) {
-		List<CidrBlock> blocks = new ArrayList<>();
-		List<String> proxies = properties.getTrustedProxies();
-		for (int i = 0; i < proxies.size(); i++) {
-			blocks.add(PropertyErrors.check("ratelimit.trusted-proxies[" + i + "]", proxies.get(i), CidrBlock::parse));
-		}
-		return new ClientAddressResolver(blocks, properties.getForwardedHeader());
+		return new ClientAddressResolver(PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
+				properties.getForwardedHeader());
 	}
 
 	@Bean
@@ -85,7 +79,7 @@ public final class RateLimitWebAutoConfiguration {
 				new BeanKeyResolvers(beanFactory, keyResolverType), properties.isShadow());
 		try {
 			return new RateLimitRules(PropertyRules.of(properties, factory), factory,
-					limiters(limiters, starterParts.getIfAvailable(), beanFactory));
+					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(ex);

@@ -28,6 +28,9 @@ import dev.ratelimit.web.RateLimitObserver.Outcome;
  */
 public final class RateLimitEnforcer {
 
+	/** The budget of a request whose key value the rule exempts: it skips the rule. */
+	private static final String EXEMPT = new String("exempt");
+
 	private final RateLimitRules rules;
 
 	private final FailureMode failureMode;
@@ -99,9 +102,12 @@ public final class RateLimitEnforcer {
 			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied) {
 		for (int index = from; index < applicable.size(); index++) {
 			RateLimitRule rule = applicable.get(index);
+			String budgetId = budgetId(rule, keys);
+			if (budgetId == EXEMPT) {
+				continue;
+			}
 			RateLimitObserver.Decision observed = start(rule);
 			long started = System.nanoTime();
-			String budgetId = budgetId(rule, keys);
 			if (budgetId == null) {
 				end(observed, Outcome.MISSING_KEY, System.nanoTime() - started);
 				if (rule.missingKey() == MissingKey.SKIP) {
@@ -171,6 +177,9 @@ public final class RateLimitEnforcer {
 		List<Call> calls = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
 			String budgetId = budgetId(rule, keys);
+			if (budgetId == EXEMPT) {
+				continue;
+			}
 			if (budgetId == null) {
 				end(start(rule), Outcome.MISSING_KEY, 0);
 				if (rule.missingKey() == MissingKey.SKIP) {
@@ -286,11 +295,30 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
+	 * Returns what the allow and deny lists say of a request's client address: denied requests are refused
+	 * with 403 before any rule, allowed ones skip every rule.
+	 * @param clientAddress the request's client address
+	 * @return the screening
+	 */
+	public AddressLists.Screening screen(String clientAddress) {
+		return this.rules.addressLists().screen(clientAddress);
+	}
+
+	/**
+	 * Returns whether any client address is allowed or denied, so that a web stack resolves the client
+	 * address of every request only then.
+	 * @return {@code true} when the allow or the deny list is not empty
+	 */
+	public boolean screensAddresses() {
+		return !this.rules.addressLists().isEmpty();
+	}
+
+	/**
 	 * Returns the budget a request charges under a rule. A request without the key's value is charged
 	 * under its client address, or (as the rule says) skips the rule or is refused: then {@code null}.
 	 * One whose key cannot be read (a key resolver that throws, a query string the server cannot parse)
 	 * is charged under its client address whatever the rule says, so that no request goes unlimited
-	 * for it.
+	 * for it. A key value the rule exempts ({@code allow-keys}) returns {@link #EXEMPT}.
 	 */
 	private @Nullable String budgetId(RateLimitRule rule, RequestKeys keys) {
 		String value;
@@ -300,6 +328,9 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			this.logs.unreadableKey(rule, ex);
 			return rule.budgetId(null, keys.clientAddress());
+		}
+		if (rule.exempts(value)) {
+			return EXEMPT;
 		}
 		if ((value == null || value.isBlank()) && rule.missingKey() != MissingKey.CLIENT_ADDRESS) {
 			return null;

@@ -204,7 +204,7 @@ public final class RateLimitRuleFactory {
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		checkKey(name, keySpec);
 		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
-				missingKey, cost, source, shadow);
+				missingKey, cost, source, shadow, Set.of());
 	}
 
 	private static InvalidRateLimitRuleException invalid(String rule, InvalidRateLimitException ex,

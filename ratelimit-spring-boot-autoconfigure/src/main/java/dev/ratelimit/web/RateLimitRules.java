@@ -42,6 +42,8 @@ public final class RateLimitRules {
 
 	private volatile boolean anyHandlerRules;
 
+	private final AddressLists addressLists;
+
 	/**
 	 * Creates the registry.
 	 * @param pathRules the rules that apply by path and method, from properties
@@ -52,6 +54,21 @@ public final class RateLimitRules {
 	 */
 	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
 			Map<Algorithm, ? extends RateLimiter> limiters) {
+		this(pathRules, factory, limiters, AddressLists.NONE);
+	}
+
+	/**
+	 * Creates the registry with client addresses allowed past every rule or denied before any.
+	 * @param pathRules the rules that apply by path and method, from properties
+	 * @param factory builds the rules of annotated handlers
+	 * @param limiters the limiter of each algorithm
+	 * @param addressLists the allowed and denied client addresses
+	 * @throws InvalidRateLimitRuleException when two rules share a name or a rule's algorithm has no
+	 * limiter
+	 */
+	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
+			Map<Algorithm, ? extends RateLimiter> limiters, AddressLists addressLists) {
+		this.addressLists = addressLists;
 		this.pathRules = List.copyOf(pathRules);
 		this.factory = factory;
 		this.limiters = Map.copyOf(limiters);
@@ -125,6 +142,14 @@ public final class RateLimitRules {
 	 */
 	public boolean hasHandlerRules() {
 		return this.anyHandlerRules;
+	}
+
+	/**
+	 * Returns the client addresses allowed past every rule and those denied before any.
+	 * @return the lists
+	 */
+	public AddressLists addressLists() {
+		return this.addressLists;
 	}
 
 	/**

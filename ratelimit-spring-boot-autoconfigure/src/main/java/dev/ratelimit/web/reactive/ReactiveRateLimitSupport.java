@@ -49,6 +49,9 @@ public final class ReactiveRateLimitSupport {
 
 	private static final String APPLIED = ReactiveRateLimitSupport.class.getName() + ".applied";
 
+	/** Marks an exchange from an allowed client address: it skips every rule. */
+	private static final String ALLOWED = ReactiveRateLimitSupport.class.getName() + ".allowed";
+
 	private final RateLimitRules rules;
 
 	private final RateLimitEnforcer enforcer;
@@ -99,6 +102,22 @@ public final class ReactiveRateLimitSupport {
 	 */
 	Mono<Boolean> applyBeforeAuthentication(ServerWebExchange exchange) {
 		ServerHttpRequest request = exchange.getRequest();
+		if (this.enforcer.screensAddresses()) {
+			switch (this.enforcer.screen(clientAddress(request))) {
+				case DENIED -> {
+					return write(exchange,
+							this.rejections.handle(RateLimitRejection.denied(request.getMethod().name(), request.getPath().value())))
+						.thenReturn(false);
+				}
+				case ALLOWED -> {
+					exchange.getAttributes().put(ALLOWED, Boolean.TRUE);
+					return Mono.just(true);
+				}
+				case CHECKED -> {
+					// the rules decide
+				}
+			}
+		}
 		return apply(exchange, this.rules.matchBeforeAuthentication(request.getMethod().name(), path(request)));
 	}
 
@@ -109,6 +128,9 @@ public final class ReactiveRateLimitSupport {
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
 	Mono<Boolean> applyAfterAuthentication(ServerWebExchange exchange) {
+		if (exchange.getAttribute(ALLOWED) != null) {
+			return Mono.just(true);
+		}
 		ServerHttpRequest request = exchange.getRequest();
 		String method = request.getMethod().name();
 		PathContainer path = path(request);
@@ -138,7 +160,7 @@ public final class ReactiveRateLimitSupport {
 			return Mono.just(true);
 		}
 		ServerHttpRequest request = exchange.getRequest();
-		String clientAddress = this.addresses.resolve(remoteAddress(request), (name) -> request.getHeaders().getOrEmpty(name));
+		String clientAddress = clientAddress(request);
 		return keys(exchange, applicable, clientAddress).flatMap((keys) -> Mono
 			.fromFuture(() -> this.enforcer.enforceAsync(() -> request.getMethod().name() + " " + request.getPath(),
 					applicable, keys)))
@@ -224,6 +246,10 @@ public final class ReactiveRateLimitSupport {
 			return Mono.empty();
 		}
 		return exchange.getFormData().mapNotNull((form) -> form.getFirst(name));
+	}
+
+	private String clientAddress(ServerHttpRequest request) {
+		return this.addresses.resolve(remoteAddress(request), (name) -> request.getHeaders().getOrEmpty(name));
 	}
 
 	private static String remoteAddress(ServerHttpRequest request) {
