@@ -10,8 +10,10 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.web.AddressLists;
+import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 
@@ -33,6 +35,8 @@ public class RateLimitEndpoint {
 
 	private final RateLimitRules rules;
 
+	private final RateLimitPlans plans;
+
 	private final FailureMode failureMode;
 
 	private final @Nullable CircuitBreaker circuitBreaker;
@@ -44,6 +48,19 @@ public class RateLimitEndpoint {
 	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
 	 */
 	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker) {
+		this(rules, failureMode, circuitBreaker, RateLimitPlans.NONE);
+	}
+
+	/**
+	 * Creates the endpoint for rules with plans.
+	 * @param rules the rules and their limiters
+	 * @param failureMode the failure mode in force
+	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
+	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
+	 */
+	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
+			RateLimitPlans plans) {
+		this.plans = plans;
 		this.rules = rules;
 		this.failureMode = failureMode;
 		this.circuitBreaker = circuitBreaker;
@@ -104,14 +121,22 @@ public class RateLimitEndpoint {
 			return null;
 		}
 		RateLimitRule found = target.rule();
-		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(target.budgetId(), found.limits());
+		// a plan a resolver bean gives; a plan from a header is the request's, unknown here
+		String plan = (found.planKind().equals("bean") && !Boolean.TRUE.equals(clientAddress))
+				? this.plans.plan(found, target.key()) : null;
+		if (RateLimitPlanResolver.UNLIMITED.equals(plan)) {
+			return new KeyDescriptor(found.name(), target.key(), plan, List.of());
+		}
+		List<RateLimit> planLimits = found.limitsOf(plan);
+		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(target.budgetId(), planLimits);
 		List<KeyLimitDescriptor> limits = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
-			limits.add(new KeyLimitDescriptor(found.policyName(i), decision.limit(), decision.remaining(),
+			limits.add(new KeyLimitDescriptor(found.policyName(i, planLimits), decision.limit(), decision.remaining(),
 					decision.allowed(), decision.retryAfterSeconds(), decision.resetAfterSeconds()));
 		}
-		return new KeyDescriptor(found.name(), target.key(), limits);
+		return new KeyDescriptor(found.name(), target.key(),
+				(plan != null && found.plans().containsKey(plan)) ? plan : null, limits);
 	}
 
 	/**
@@ -139,8 +164,16 @@ public class RateLimitEndpoint {
 	@DeleteOperation
 	public @Nullable ResetDescriptor resetKey(@Selector String rule, String key, @Nullable Boolean clientAddress) {
 		Target target = target(rule, key, Boolean.TRUE.equals(clientAddress));
-		return (target != null) ? new ResetDescriptor(rule, target.key(), true,
-				this.rules.limiter(target.rule()).reset(target.budgetId(), target.rule().limits())) : null;
+		if (target == null) {
+			return null;
+		}
+		// the key's state under the rule's own limits and under every plan's
+		RateLimitRule found = target.rule();
+		long deleted = this.rules.limiter(found).reset(target.budgetId(), found.limits());
+		for (List<RateLimit> planLimits : found.plans().values()) {
+			deleted += this.rules.limiter(found).reset(target.budgetId(), planLimits);
+		}
+		return new ResetDescriptor(rule, target.key(), true, deleted);
 	}
 
 	private @Nullable Target target(String name, String key, boolean clientAddress) {
@@ -217,9 +250,11 @@ public class RateLimitEndpoint {
 	 *
 	 * @param rule the rule's name
 	 * @param key the key
+	 * @param plan the key's plan, from the rule's plan resolver: {@code unlimited} (no limits), another
+	 * of the rule's plans, or {@code null} for the rule's own limits
 	 * @param limits the state under each limit
 	 */
-	public record KeyDescriptor(String rule, String key, List<KeyLimitDescriptor> limits)
+	public record KeyDescriptor(String rule, String key, @Nullable String plan, List<KeyLimitDescriptor> limits)
 			implements OperationResponseBody {
 	}
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
@@ -11,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
@@ -19,12 +21,14 @@ import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitObserver;
+import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,6 +38,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.Assert;
 import org.springframework.web.context.WebApplicationContext;
 
 /**
@@ -78,7 +83,8 @@ public final class RateLimitWebAutoConfiguration {
 		RateLimitRuleFactory factory = new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
 				new BeanKeyResolvers(beanFactory, keyResolverType), properties.isShadow());
 		try {
-			return new RateLimitRules(PropertyRules.of(properties, factory), factory,
+			BeanKeyResolvers planResolvers = new BeanKeyResolvers(beanFactory, RateLimitPlanResolver.class);
+			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers::exists), factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
@@ -89,9 +95,22 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimitRules rules, RateLimitProperties properties,
-			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers) {
+			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers, RateLimitPlans plans) {
 		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
-				RateLimitObserver.composite(observers.orderedStream().toList()));
+				RateLimitObserver.composite(observers.orderedStream().toList()), plans);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitPlans rateLimitPlans(RateLimitProperties properties, ListableBeanFactory beanFactory) {
+		RateLimitProperties.PlanCache cache = properties.getPlanCache();
+		Duration ttl = PropertyErrors.check("ratelimit.plan-cache.ttl", cache.getTtl(), (value) -> {
+			Assert.isTrue(!value.isNegative() && !value.isZero(), "the plan cache's ttl must be positive");
+			return value;
+		});
+		return PropertyErrors.check("ratelimit.plan-cache.max-keys", cache.getMaxKeys(),
+				(maxKeys) -> new RateLimitPlans((name) -> beanFactory.getBean(name, RateLimitPlanResolver.class), ttl,
+						maxKeys));
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.ratelimit.web;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -30,10 +31,13 @@ import org.springframework.web.util.pattern.PathPattern;
  * request is refused
  * @param allowKeys key values exempt from the rule (such as internal API keys): their requests skip it,
  * without a Redis call
+ * @param plans the limits of each plan by its name; empty when the rule has one set of limits for all
+ * @param plan how a request's plan is found, {@code bean:<name>} or {@code header:<Name>}; {@code null}
+ * without plans
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
 		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow,
-		Set<String> allowKeys) {
+		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable String plan) {
 
 	/**
 	 * Returns this rule with key values exempt from it.
@@ -42,7 +46,52 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 */
 	public RateLimitRule withAllowKeys(Set<String> keys) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
-				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys));
+				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys), this.plans, this.plan);
+	}
+
+	/**
+	 * Returns this rule with plans; see {@link RateLimitRuleFactory#withPlans}, which checks them.
+	 * @param plan how a request's plan is found
+	 * @param plans the limits of each plan
+	 * @return the rule
+	 */
+	RateLimitRule withPlans(String plan, Map<String, List<RateLimit>> plans) {
+		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, Map.copyOf(plans), plan);
+	}
+
+	/**
+	 * Returns the limits of a plan: the plan's own, or the rule's for no plan or an unknown one.
+	 * @param planName the plan's name, or {@code null}
+	 * @return the limits
+	 */
+	public List<RateLimit> limitsOf(@Nullable String planName) {
+		List<RateLimit> planLimits = (planName != null) ? this.plans.get(planName) : null;
+		return (planLimits != null) ? planLimits : this.limits;
+	}
+
+	/**
+	 * Returns how a request's plan is found: {@code bean} or {@code header}.
+	 * @return the kind, empty without plans
+	 */
+	public String planKind() {
+		if (this.plan == null) {
+			return "";
+		}
+		int colon = this.plan.indexOf(':');
+		return (colon < 0) ? this.plan : this.plan.substring(0, colon);
+	}
+
+	/**
+	 * Returns the plan resolver bean's or the header's name.
+	 * @return the name, empty without plans
+	 */
+	public String planArgument() {
+		if (this.plan == null) {
+			return "";
+		}
+		int colon = this.plan.indexOf(':');
+		return (colon < 0) ? "" : this.plan.substring(colon + 1).strip();
 	}
 
 	/**
@@ -80,7 +129,17 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 * @return the policy name
 	 */
 	public String policyName(int index) {
-		return (this.limits.size() == 1) ? this.name : this.name + "-" + this.limits.get(index).windowLabel();
+		return policyName(index, this.limits);
+	}
+
+	/**
+	 * Returns the policy name of one of the limits of a plan of the rule, named as the rule's own.
+	 * @param index the limit's index
+	 * @param planLimits the plan's limits
+	 * @return the policy name
+	 */
+	public String policyName(int index, List<RateLimit> planLimits) {
+		return (planLimits.size() == 1) ? this.name : this.name + "-" + planLimits.get(index).windowLabel();
 	}
 
 	/**
