@@ -3,6 +3,7 @@ package dev.ratelimit.actuate;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +24,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code ratelimit} actuator endpoint: the rules in force; one key's state under a rule, read
@@ -36,6 +39,8 @@ public class RateLimitEndpoint {
 	private final RateLimitRules rules;
 
 	private final RateLimitPlans plans;
+
+	private final @Nullable Supplier<List<String>> reload;
 
 	private final FailureMode failureMode;
 
@@ -60,6 +65,21 @@ public class RateLimitEndpoint {
 	 */
 	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
 			RateLimitPlans plans) {
+		this(rules, failureMode, circuitBreaker, plans, null);
+	}
+
+	/**
+	 * Creates the endpoint, with the reload of the rules from the environment.
+	 * @param rules the rules and their limiters
+	 * @param failureMode the failure mode in force
+	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
+	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
+	 * @param reload reads the rules again and returns their names, throwing when they are invalid; or
+	 * {@code null} when they cannot be reloaded
+	 */
+	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
+			RateLimitPlans plans, @Nullable Supplier<List<String>> reload) {
+		this.reload = reload;
 		this.plans = plans;
 		this.rules = rules;
 		this.failureMode = failureMode;
@@ -88,6 +108,29 @@ public class RateLimitEndpoint {
 		AddressLists lists = this.rules.addressLists();
 		return new RulesDescriptor(this.failureMode.id(), redis, rules,
 				lists.allow().stream().map(Object::toString).toList(), lists.deny().stream().map(Object::toString).toList());
+	}
+
+	/**
+	 * Reads the rules from properties again ({@code POST /actuator/ratelimit/reload}) and puts them in
+	 * force for new requests; invalid rules are refused (400, with the message of a startup error) and the
+	 * rules in force stay.
+	 * @param action {@code reload}
+	 * @return the rules now in force (200), the error (400), or 404 for another action or when the rules
+	 * cannot be reloaded
+	 */
+	@WriteOperation
+	public WebEndpointResponse<ReloadDescriptor> reload(@Selector String action) {
+		if (!action.equals("reload") || this.reload == null) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		try {
+			return new WebEndpointResponse<>(new ReloadDescriptor(true, this.reload.get(), null));
+		}
+		catch (RuntimeException ex) {
+			return new WebEndpointResponse<>(new ReloadDescriptor(false, this.rules.pathRules().stream()
+				.map(RateLimitRule::name)
+				.toList(), ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
 	}
 
 	/**
@@ -243,6 +286,17 @@ public class RateLimitEndpoint {
 	 * @param burst permits that may be taken at once
 	 */
 	public record LimitDescriptor(String policy, long limit, String window, long burst) {
+	}
+
+	/**
+	 * The outcome of a reload.
+	 *
+	 * @param reloaded whether the new rules are in force
+	 * @param rules the names of the rules from properties in force now
+	 * @param error why the new rules were refused, or {@code null}
+	 */
+	public record ReloadDescriptor(boolean reloaded, List<String> rules, @Nullable String error)
+			implements OperationResponseBody {
 	}
 
 	/**

@@ -27,9 +27,11 @@ public final class RateLimitEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEndpoint rateLimitEndpoint(RateLimitRules rules, RateLimitProperties properties,
-			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlans> plans) {
+			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlans> plans,
+			ObjectProvider<RateLimitRulesReload> reload) {
+		RateLimitRulesReload rulesReload = reload.getIfAvailable();
 		return new RateLimitEndpoint(rules, properties.getFailureMode(), circuitBreaker.getIfAvailable(),
-				plans.getIfAvailable(() -> RateLimitPlans.NONE));
+				plans.getIfAvailable(() -> RateLimitPlans.NONE), (rulesReload != null) ? rulesReload::reload : null);
 	}
 
 }

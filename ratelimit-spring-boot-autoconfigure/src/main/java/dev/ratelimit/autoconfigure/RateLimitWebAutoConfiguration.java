@@ -33,11 +33,14 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.util.Assert;
 import org.springframework.web.context.WebApplicationContext;
 
@@ -77,14 +80,9 @@ public final class RateLimitWebAutoConfiguration {
 	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
 			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory,
 			ApplicationContext context) {
-		// a servlet application's key resolvers read servlet requests, a reactive one's read exchanges
-		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
-				: ReactiveRateLimitKeyResolver.class;
-		RateLimitRuleFactory factory = new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
-				new BeanKeyResolvers(beanFactory, keyResolverType), properties.isShadow());
+		RateLimitRuleFactory factory = ruleFactory(properties, beanFactory, context);
 		try {
-			BeanKeyResolvers planResolvers = new BeanKeyResolvers(beanFactory, RateLimitPlanResolver.class);
-			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers::exists), factory,
+			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers(beanFactory)::exists), factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
@@ -111,6 +109,45 @@ public final class RateLimitWebAutoConfiguration {
 		return PropertyErrors.check("ratelimit.plan-cache.max-keys", cache.getMaxKeys(),
 				(maxKeys) -> new RateLimitPlans((name) -> beanFactory.getBean(name, RateLimitPlanResolver.class), ttl,
 						maxKeys));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRulesReload rateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
+			ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
+		return new RateLimitRulesReload(rules, plans, environment,
+				(properties) -> ruleFactory(properties, beanFactory, context), planResolvers(beanFactory)::exists);
+	}
+
+	/**
+	 * Builds the rules of a web application: its key resolvers read servlet requests, or in a reactive
+	 * application exchanges.
+	 */
+	static RateLimitRuleFactory ruleFactory(RateLimitProperties properties, ConfigurableListableBeanFactory beanFactory,
+			ApplicationContext context) {
+		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
+				: ReactiveRateLimitKeyResolver.class;
+		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(), new BeanKeyResolvers(beanFactory, keyResolverType),
+				properties.isShadow());
+	}
+
+	private static BeanKeyResolvers planResolvers(ConfigurableListableBeanFactory beanFactory) {
+		return new BeanKeyResolvers(beanFactory, RateLimitPlanResolver.class);
+	}
+
+	/**
+	 * Reloads the rules when Spring Cloud says that the environment changed.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+	static class EnvironmentChangeConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitEnvironmentChangeListener rateLimitEnvironmentChangeListener(RateLimitRulesReload reload) {
+			return new RateLimitEnvironmentChangeListener(reload);
+		}
+
 	}
 
 	/**
