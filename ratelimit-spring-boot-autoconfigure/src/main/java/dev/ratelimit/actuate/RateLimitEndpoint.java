@@ -1,6 +1,7 @@
 package dev.ratelimit.actuate;
 
 import java.net.InetAddress;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -171,7 +172,14 @@ public class RateLimitEndpoint {
 			return new KeyDescriptor(found.name(), target.key(), plan, List.of());
 		}
 		List<RateLimit> planLimits = found.limitsOf(plan);
-		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(target.budgetId(), planLimits);
+		String budgetId = target.budgetId();
+		RateLimitRule.CalendarBudget quota = found.calendarBudget(budgetId, planLimits, Instant.now());
+		if (quota != null) {
+			// the current period's budget
+			budgetId = quota.id();
+			planLimits = quota.limits();
+		}
+		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(budgetId, planLimits);
 		List<KeyLimitDescriptor> limits = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.web.AddressLists;
+import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.RateLimitRule;
@@ -51,6 +53,30 @@ final class PropertyRules {
 	}
 
 	/**
+	 * Checks that a calendar quota has one limit and no window, on the fixed window.
+	 */
+	private static void checkQuota(String property, RateLimitProperties.Rule rule) {
+		if (rule.getWindow() != null) {
+			throw new InvalidConfigurationPropertyValueException(property + ".window", rule.getWindow(),
+					"a rule with a period (" + rule.getPeriod().name().toLowerCase(java.util.Locale.ROOT)
+							+ ") counts per calendar period; remove the window");
+		}
+		if (!rule.getLimits().isEmpty() || rule.getBurst() != null) {
+			throw new InvalidConfigurationPropertyValueException(property + ".period", rule.getPeriod(),
+					"a calendar quota has one limit per period; remove limits[*] and burst");
+		}
+		if (rule.getAlgorithm() != null && rule.getAlgorithm() != Algorithm.FIXED_WINDOW) {
+			throw new InvalidConfigurationPropertyValueException(property + ".algorithm", rule.getAlgorithm().id(),
+					"a calendar quota counts in fixed windows, the calendar's; remove the algorithm or use fixed-window");
+		}
+		for (RateLimitProperties.Plan plan : rule.getPlans().values()) {
+			if (plan.getWindow() == null) {
+				plan.setWindow(rule.getPeriod().longest());
+			}
+		}
+	}
+
+	/**
 	 * Returns the limits of a rule or plan as configured: the short form, or several limits.
 	 */
 	private static List<LimitDefinition> definitions(String property, String prefix, RateLimitProperties.Limit limit,
@@ -75,7 +101,13 @@ final class PropertyRules {
 	private static RateLimitRule rule(RateLimitRuleFactory factory, String name, RateLimitProperties.Rule rule,
 			Predicate<String> planResolverExists) {
 		String property = "ratelimit.rules." + name;
-		List<LimitDefinition> limits = definitions(property, "", rule, rule.getLimits());
+		CalendarPeriod period = rule.getPeriod();
+		if (period != null) {
+			checkQuota(property, rule);
+		}
+		List<LimitDefinition> limits = (period != null)
+				? List.of(new LimitDefinition("", rule.getLimit(), period.longest(), null))
+				: definitions(property, "", rule, rule.getLimits());
 		Map<String, List<LimitDefinition>> plans = new LinkedHashMap<>();
 		rule.getPlans().forEach((plan, planLimits) -> plans.put(plan,
 				definitions(property, "plans." + plan + ".", planLimits, planLimits.getLimits())));
@@ -83,7 +115,8 @@ final class PropertyRules {
 			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(),
 					rule.getKey(), rule.getMissingKey(), rule.getCost(), rule.getShadow())
 				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
-			return factory.withPlans(created, rule.getPlan(), plans, planResolverExists);
+			RateLimitRule planned = factory.withPlans(created, rule.getPlan(), plans, planResolverExists);
+			return (period != null) ? planned.withPeriod(period, rule.getZone()) : planned;
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

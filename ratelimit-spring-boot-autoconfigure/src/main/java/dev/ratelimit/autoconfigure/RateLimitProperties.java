@@ -1,6 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.MissingKey;
 
@@ -456,6 +459,16 @@ public class RateLimitProperties {
 		private List<String> allowKeys = new ArrayList<>();
 
 		/**
+		 * A calendar quota instead of a window: day, week or month, reset at local midnight, on Monday or on the first of the month.
+		 */
+		private @Nullable CalendarPeriod period;
+
+		/**
+		 * Time zone of the period's boundaries.
+		 */
+		private ZoneId zone = ZoneOffset.UTC;
+
+		/**
 		 * How a request's plan is found: bean:<name> (a RateLimitPlanResolver given the rule and the key) or header:<Name> (set by a trusted upstream).
 		 */
 		private @Nullable String plan;
@@ -516,6 +529,22 @@ public class RateLimitProperties {
 
 		public void setMissingKey(MissingKey missingKey) {
 			this.missingKey = missingKey;
+		}
+
+		public @Nullable CalendarPeriod getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable CalendarPeriod period) {
+			this.period = period;
+		}
+
+		public ZoneId getZone() {
+			return this.zone;
+		}
+
+		public void setZone(ZoneId zone) {
+			this.zone = zone;
 		}
 
 		public @Nullable String getPlan() {

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -93,9 +94,12 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimitRules rules, RateLimitProperties properties,
-			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers, RateLimitPlans plans) {
+			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers, RateLimitPlans plans,
+			ObjectProvider<Clock> clock) {
+		// the application's clock, when it has one, tells the periods of calendar quotas
 		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
-				RateLimitObserver.composite(observers.orderedStream().toList()), plans);
+				RateLimitObserver.composite(observers.orderedStream().toList()), plans,
+				clock.getIfUnique(Clock::systemUTC));
 	}
 
 	@Bean

@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,11 +33,13 @@ import dev.ratelimit.web.RateLimitObserver.Outcome;
 public final class RateLimitEnforcer {
 
 	/** The budget of a request the rule exempts (its key value, or its plan): it skips the rule. */
-	private static final Budget EXEMPT = new Budget("", List.of());
+	private static final Budget EXEMPT = new Budget("", List.of(), null);
 
 	private final RateLimitRules rules;
 
 	private final RateLimitPlans plans;
+
+	private final Clock clock;
 
 	private final FailureMode failureMode;
 
@@ -67,6 +71,21 @@ public final class RateLimitEnforcer {
 	 */
 	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
 			RateLimitObserver observer, RateLimitPlans plans) {
+		this(rules, failureMode, local, observer, plans, Clock.systemUTC());
+	}
+
+	/**
+	 * Creates an enforcer for rules with plans and calendar quotas.
+	 * @param rules the rules and their limiters
+	 * @param failureMode what a request meets when a decision cannot be reached
+	 * @param local the in-memory limiter of the {@code local} failure mode, or {@code null} in the others
+	 * @param observer learns of every decision, for metrics
+	 * @param plans finds the plan of a key under a rule whose plans a resolver bean names
+	 * @param clock tells which period of a calendar quota a request falls in
+	 */
+	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
+			RateLimitObserver observer, RateLimitPlans plans, Clock clock) {
+		this.clock = clock;
 		this.plans = plans;
 		this.rules = rules;
 		this.failureMode = failureMode;
@@ -276,7 +295,7 @@ public final class RateLimitEnforcer {
 		List<AppliedLimit> violated = new ArrayList<>(0);
 		for (int i = 0; i < decisions.size(); i++) {
 			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i),
-					decisions.get(i));
+					budget.capped(decisions.get(i)));
 			applied.add(limit);
 			if (!limit.decision().allowed()) {
 				violated.add(limit);
@@ -371,7 +390,7 @@ public final class RateLimitEnforcer {
 		}
 		catch (RuntimeException ex) {
 			this.logs.unreadableKey(rule, ex);
-			return new Budget(rule.budgetId(null, keys.clientAddress()), rule.limits());
+			return budget(rule, rule.budgetId(null, keys.clientAddress()), rule.limits());
 		}
 		if (rule.exempts(value)) {
 			return EXEMPT;
@@ -387,7 +406,13 @@ public final class RateLimitEnforcer {
 			}
 			limits = rule.limitsOf(plan);
 		}
-		return new Budget(rule.budgetId(value, keys.clientAddress()), limits);
+		return budget(rule, rule.budgetId(value, keys.clientAddress()), limits);
+	}
+
+	/** A calendar quota's budget names its period; a rolling window's is the rule's and the key's. */
+	private Budget budget(RateLimitRule rule, String id, List<RateLimit> limits) {
+		RateLimitRule.CalendarBudget quota = rule.calendarBudget(id, limits, this.clock.instant());
+		return (quota != null) ? new Budget(quota.id(), quota.limits(), quota.remaining()) : new Budget(id, limits, null);
 	}
 
 	/**
@@ -424,9 +449,26 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * The budget a request charges under a rule: its id, and the limits of its plan.
+	 * The budget a request charges under a rule: its id, the limits of its plan, and for a calendar quota
+	 * how long its period has still to run (no refusal lasts longer: the next period has a budget of its
+	 * own).
 	 */
-	private record Budget(String id, List<RateLimit> limits) {
+	private record Budget(String id, List<RateLimit> limits, @Nullable Duration periodLeft) {
+
+		RateLimitDecision capped(RateLimitDecision decision) {
+			if (this.periodLeft == null) {
+				return decision;
+			}
+			Duration resetAfter = min(decision.resetAfter(), this.periodLeft);
+			return decision.allowed() ? RateLimitDecision.allowed(decision.limit(), decision.remaining(), resetAfter)
+					: RateLimitDecision.rejected(decision.limit(), decision.remaining(),
+							min(decision.retryAfter(), this.periodLeft), resetAfter);
+		}
+
+		private static Duration min(Duration a, Duration b) {
+			return (a.compareTo(b) <= 0) ? a : b;
+		}
+
 	}
 
 	/**

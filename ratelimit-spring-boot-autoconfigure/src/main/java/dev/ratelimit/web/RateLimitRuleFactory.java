@@ -2,6 +2,7 @@ package dev.ratelimit.web;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -196,7 +197,7 @@ public final class RateLimitRuleFactory {
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		checkKey(name, keySpec);
 		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
-				missingKey, cost, source, shadow, Set.of(), Map.of(), null);
+				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC);
 	}
 
 	private static List<RateLimit> checkedLimits(String name, List<LimitDefinition> definitions, Algorithm algorithm,
