@@ -87,9 +87,10 @@ public enum Algorithm {
 			if (exceedsExactRange(limit)) {
 				throw new InvalidRateLimitException((limit.limit() >= limit.burst()) ? "limit" : "burst", i,
 						"(or burst) × window in µs must stay below 2^53 for "
-						+ "exact arithmetic, but " + Math.max(limit.limit(), limit.burst()) + " per " + limit.windowLabel()
-						+ " exceeds it; use a shorter window with a proportional limit, or the fixed window or the "
-						+ "sliding log, which do not multiply them");
+						+ "exact arithmetic (after dividing limit and window by their common factor, for the token "
+						+ "bucket and GCRA), but " + Math.max(limit.limit(), limit.burst()) + " per " + limit.windowLabel()
+						+ " exceeds it; use a rounder limit, a shorter window with a proportional limit, or the "
+						+ "fixed window or the sliding log, which do not multiply them");
 			}
 			if (permits > limit.burst()) {
 				throw new InvalidRateLimitException("permits", -1, "must not exceed the "
@@ -105,8 +106,36 @@ public enum Algorithm {
 		if (this != SLIDING_WINDOW_COUNTER && !acceptsBurst()) {
 			return false;
 		}
-		long windowMicros = limit.windowMicros();
-		return windowMicros > RateLimit.MAX_LIMIT / limit.limit() || windowMicros > RateLimit.MAX_LIMIT / limit.burst();
+		long scale = rateScale(limit);
+		long windowUnits = limit.windowMicros() / scale;
+		return windowUnits > RateLimit.MAX_LIMIT / (limit.limit() / scale) || windowUnits > RateLimit.MAX_LIMIT / limit.burst();
+	}
+
+	/**
+	 * Returns the factor the token bucket and GCRA divide a limit and its window by before their script
+	 * counts in them: they depend on the rate only (limit per window), so a million a day counts as 5 per
+	 * 432 ms, exactly, and stays within the 2^53 the scripts' doubles hold. The window stays at least a
+	 * millisecond. The other algorithms count in the window itself: 1.
+	 * @param limit the limit
+	 * @return the common divisor of the limit and the window in µs, 1 when none or for other algorithms
+	 */
+	public long rateScale(RateLimit limit) {
+		if (!acceptsBurst()) {
+			return 1;
+		}
+		long window = limit.windowMicros();
+		if (window <= RateLimit.MAX_LIMIT / limit.limit()) {
+			// within range already: the scripts get what they always got
+			return 1;
+		}
+		long a = limit.limit();
+		long b = window / 1000;
+		while (b != 0) {
+			long t = a % b;
+			a = b;
+			b = t;
+		}
+		return a;
 	}
 
 }

@@ -156,7 +156,7 @@ public final class RedisRateLimiter implements RateLimiter {
 			return unavailable(key, limits, permits, null);
 		}
 		List<String> redisKeys = this.keys.forLimits(key, limits);
-		List<String> args = RedisScripts.args(this.clock, limits, permits);
+		List<String> args = RedisScripts.args(this.algorithm, this.clock, limits, permits);
 		CompletableFuture<List<?>> reply;
 		if (async) {
 			try {
@@ -272,7 +272,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	private List<RateLimitDecision> read(String key, List<RateLimit> limits, long permits) {
 		List<?> reply = this.runner.run(this.scripts.script(), this.keys.forLimits(key, limits),
-				RedisScripts.args(this.clock, limits, permits));
+				RedisScripts.args(this.algorithm, this.clock, limits, permits));
 		return RedisScripts.decisions(reply, limits);
 	}
 

@@ -160,7 +160,8 @@ public final class RedisRateLimiters {
 		args.add(Integer.toString(calls.size()));
 		for (Call call : calls) {
 			List<String> ownKeys = call.limiter().keys.forLimits(call.key(), call.limits());
-			List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.limits(), call.permits());
+			List<String> ownArgs = RedisScripts.args(call.limiter().algorithm(), call.limiter().clock, call.limits(),
+					call.permits());
 			args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
 			args.add(Integer.toString(ownKeys.size()));
 			args.add(Integer.toString(ownArgs.size()));

@@ -102,13 +102,15 @@ final class RedisScripts {
 	 * Returns the arguments of a call: now (or "" for the server's time), the permits, then limit,
 	 * window in µs and burst of every limit.
 	 */
-	static List<String> args(@Nullable Clock clock, List<RateLimit> limits, long permits) {
+	static List<String> args(Algorithm algorithm, @Nullable Clock clock, List<RateLimit> limits, long permits) {
 		List<String> args = new ArrayList<>(2 + 3 * limits.size());
 		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
 		args.add(Long.toString(permits));
 		for (RateLimit limit : limits) {
-			args.add(Long.toString(limit.limit()));
-			args.add(Long.toString(limit.windowMicros()));
+			// the token bucket and GCRA count in the rate only: long windows in coarser units (see rateScale)
+			long scale = algorithm.rateScale(limit);
+			args.add(Long.toString(limit.limit() / scale));
+			args.add(Long.toString(limit.windowMicros() / scale));
 			args.add(Long.toString(limit.burst()));
 		}
 		return args;

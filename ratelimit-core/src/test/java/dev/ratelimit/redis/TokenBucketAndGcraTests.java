@@ -43,6 +43,26 @@ class TokenBucketAndGcraTests {
 
 	@ParameterizedTest
 	@MethodSource("limiters")
+	void decidesAMillionADayExactly(BiFunction<StringRedisTemplate, MutableClock, AlgorithmRateLimiter> factory) {
+		AlgorithmRateLimiter limiter = factory.apply(redis, this.clock);
+		RateLimit million = RateLimit.of(1_000_000, Duration.ofDays(1));
+		RateLimitDecision first = limiter.tryAcquire(this.key, million, 1_000);
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.limit()).isEqualTo(1_000_000);
+		assertThat(first.remaining()).isEqualTo(999_000);
+		// one permit every 86.4 ms, exactly: a burst of one is refused until then
+		String other = this.key + "-burst";
+		RateLimit oneAtATime = million.withBurst(1);
+		assertThat(limiter.tryAcquire(other, oneAtATime).allowed()).isTrue();
+		RateLimitDecision refused = limiter.tryAcquire(other, oneAtATime);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isEqualTo(Duration.ofNanos(86_400_000));
+		this.clock.advance(Duration.ofNanos(86_400_000));
+		assertThat(limiter.tryAcquire(other, oneAtATime).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@MethodSource("limiters")
 	void grantsTheBurstThenRefuses(BiFunction<StringRedisTemplate, MutableClock, AlgorithmRateLimiter> factory) {
 		AlgorithmRateLimiter limiter = factory.apply(redis, this.clock);
 		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1)).withBurst(4);
