@@ -12,6 +12,7 @@ import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.KeyResolvers;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.LimitDefinition;
@@ -44,10 +45,10 @@ final class PropertyRules {
 	}
 
 	static List<RateLimitRule> of(RateLimitProperties properties, RateLimitRuleFactory factory,
-			Predicate<String> planResolverExists) {
+			Predicate<String> planResolverExists, KeyResolvers conditions) {
 		List<RateLimitRule> rules = new ArrayList<>();
 		for (Map.Entry<String, RateLimitProperties.Rule> entry : properties.getRules().entrySet()) {
-			rules.add(rule(factory, entry.getKey(), entry.getValue(), planResolverExists));
+			rules.add(rule(factory, entry.getKey(), entry.getValue(), planResolverExists, conditions));
 		}
 		return rules;
 	}
@@ -99,7 +100,7 @@ final class PropertyRules {
 	}
 
 	private static RateLimitRule rule(RateLimitRuleFactory factory, String name, RateLimitProperties.Rule rule,
-			Predicate<String> planResolverExists) {
+			Predicate<String> planResolverExists, KeyResolvers conditions) {
 		String property = "ratelimit.rules." + name;
 		CalendarPeriod period = rule.getPeriod();
 		if (period != null) {
@@ -115,7 +116,8 @@ final class PropertyRules {
 			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(),
 					rule.getKey(), rule.getMissingKey(), rule.getCost(), rule.getShadow())
 				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
-			RateLimitRule planned = factory.withPlans(created, rule.getPlan(), plans, planResolverExists);
+			RateLimitRule planned = factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
+					rule.getExcludePaths(), rule.getCondition(), conditions);
 			return (period != null) ? planned.withPeriod(period, rule.getZone()) : planned;
 		}
 		catch (InvalidRateLimitRuleException ex) {

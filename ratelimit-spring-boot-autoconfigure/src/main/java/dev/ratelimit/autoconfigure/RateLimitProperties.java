@@ -459,6 +459,16 @@ public class RateLimitProperties {
 		private List<String> allowKeys = new ArrayList<>();
 
 		/**
+		 * Path patterns inside paths that the rule does not apply to, such as /api/health.
+		 */
+		private List<String> excludePaths = new ArrayList<>();
+
+		/**
+		 * A condition bean that decides per request whether the rule applies, as bean:<name>: a RateLimitCondition (servlet) or a ReactiveRateLimitCondition (WebFlux).
+		 */
+		private @Nullable String condition;
+
+		/**
 		 * A calendar quota instead of a window: day, week or month, reset at local midnight, on Monday or on the first of the month.
 		 */
 		private @Nullable CalendarPeriod period;
@@ -529,6 +539,22 @@ public class RateLimitProperties {
 
 		public void setMissingKey(MissingKey missingKey) {
 			this.missingKey = missingKey;
+		}
+
+		public List<String> getExcludePaths() {
+			return this.excludePaths;
+		}
+
+		public void setExcludePaths(List<String> excludePaths) {
+			this.excludePaths = excludePaths;
+		}
+
+		public @Nullable String getCondition() {
+			return this.condition;
+		}
+
+		public void setCondition(@Nullable String condition) {
+			this.condition = condition;
 		}
 
 		public @Nullable CalendarPeriod getPeriod() {

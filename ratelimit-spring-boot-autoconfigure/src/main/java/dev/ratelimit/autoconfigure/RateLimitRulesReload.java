@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.KeyResolvers;
 import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -41,8 +42,12 @@ public final class RateLimitRulesReload {
 
 	private final Predicate<String> planResolverExists;
 
+	private final KeyResolvers conditions;
+
 	RateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
-			Function<RateLimitProperties, RateLimitRuleFactory> factories, Predicate<String> planResolverExists) {
+			Function<RateLimitProperties, RateLimitRuleFactory> factories, Predicate<String> planResolverExists,
+			KeyResolvers conditions) {
+		this.conditions = conditions;
 		this.rules = rules;
 		this.plans = plans;
 		this.environment = environment;
@@ -62,7 +67,8 @@ public final class RateLimitRulesReload {
 			.bindOrCreate("ratelimit", Bindable.of(RateLimitProperties.class),
 					new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
 		RateLimitRuleFactory factory = this.factories.apply(properties);
-		List<RateLimitRule> pathRules = PropertyRules.of(properties, factory, this.planResolverExists);
+		List<RateLimitRule> pathRules = PropertyRules.of(properties, factory, this.planResolverExists,
+				this.conditions);
 		AddressLists addressLists = PropertyRules.addressLists(properties);
 		try {
 			this.rules.replace(pathRules, addressLists);

@@ -26,7 +26,9 @@ import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
+import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -83,7 +85,8 @@ public final class RateLimitWebAutoConfiguration {
 			ApplicationContext context) {
 		RateLimitRuleFactory factory = ruleFactory(properties, beanFactory, context);
 		try {
-			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers(beanFactory)::exists), factory,
+			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers(beanFactory)::exists,
+					conditions(beanFactory, context)), factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
@@ -120,7 +123,8 @@ public final class RateLimitWebAutoConfiguration {
 	RateLimitRulesReload rateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
 			ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
 		return new RateLimitRulesReload(rules, plans, environment,
-				(properties) -> ruleFactory(properties, beanFactory, context), planResolvers(beanFactory)::exists);
+				(properties) -> ruleFactory(properties, beanFactory, context), planResolvers(beanFactory)::exists,
+				conditions(beanFactory, context));
 	}
 
 	/**
@@ -133,6 +137,14 @@ public final class RateLimitWebAutoConfiguration {
 				: ReactiveRateLimitKeyResolver.class;
 		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(), new BeanKeyResolvers(beanFactory, keyResolverType),
 				properties.isShadow());
+	}
+
+	/**
+	 * The condition beans of the application's web stack.
+	 */
+	private static BeanKeyResolvers conditions(ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
+		return new BeanKeyResolvers(beanFactory, (context instanceof WebApplicationContext) ? RateLimitCondition.class
+				: ReactiveRateLimitCondition.class);
 	}
 
 	private static BeanKeyResolvers planResolvers(ConfigurableListableBeanFactory beanFactory) {

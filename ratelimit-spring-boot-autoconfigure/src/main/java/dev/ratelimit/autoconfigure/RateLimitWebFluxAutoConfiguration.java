@@ -9,6 +9,7 @@ import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
+import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
 import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
 
@@ -47,7 +48,8 @@ public final class RateLimitWebFluxAutoConfiguration {
 			ObjectProvider<ServerCodecConfigurer> codecs, ObjectProvider<RequestMappingHandlerMapping> mappings,
 			ListableBeanFactory beanFactory) {
 		return new ReactiveRateLimitSupport(rules, enforcer, addresses,
-				(name) -> beanFactory.getBean(name, ReactiveRateLimitKeyResolver.class), headers, rejections,
+				(name) -> beanFactory.getBean(name, ReactiveRateLimitKeyResolver.class),
+				(name) -> beanFactory.getBean(name, ReactiveRateLimitCondition.class), headers, rejections,
 				codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters(), mappings.orderedStream().toList());
 	}
 

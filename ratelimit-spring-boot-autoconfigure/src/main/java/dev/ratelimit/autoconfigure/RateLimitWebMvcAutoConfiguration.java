@@ -12,6 +12,7 @@ import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
+import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitResponseWriter;
 import dev.ratelimit.web.servlet.ServletRateLimitSupport;
@@ -53,7 +54,8 @@ public final class RateLimitWebMvcAutoConfiguration {
 			RateLimitHeaders headers, RateLimitRejectionHandler rejections,
 			ObjectProvider<RequestMappingHandlerAdapter> adapters, ListableBeanFactory beanFactory) {
 		return new ServletRateLimitSupport(rules, enforcer, addresses,
-				(name) -> beanFactory.getBean(name, RateLimitKeyResolver.class), headers, rejections,
+				(name) -> beanFactory.getBean(name, RateLimitKeyResolver.class),
+				(name) -> beanFactory.getBean(name, RateLimitCondition.class), headers, rejections,
 				new RateLimitResponseWriter(SingletonSupplier.of(() -> converters(adapters))));
 	}
 

@@ -38,11 +38,26 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param period the calendar period of a quota that resets at local midnight, on Monday or on the first
  * of the month (its limits' windows are then the period's longest); {@code null} for rolling windows
  * @param zone the time zone of the period's boundaries
+ * @param excludePaths path patterns inside {@code paths} the rule does not apply to
+ * @param condition the name of a condition bean that decides per request whether the rule applies, or
+ * {@code null}
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
 		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow,
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable String plan,
-		@Nullable CalendarPeriod period, ZoneId zone) {
+		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition) {
+
+	/**
+	 * Returns this rule with paths it skips and a condition bean.
+	 * @param excluded path patterns inside the rule's paths that it does not apply to
+	 * @param conditionBean the name of the condition bean, or {@code null}
+	 * @return the rule
+	 */
+	RateLimitRule withScope(List<PathPattern> excluded, @Nullable String conditionBean) {
+		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
+				this.zone, List.copyOf(excluded), conditionBean);
+	}
 
 	/**
 	 * Returns this rule as a calendar quota.
@@ -52,7 +67,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 */
 	public RateLimitRule withPeriod(CalendarPeriod period, ZoneId zone) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
-				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, period, zone);
+				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, period, zone,
+				this.excludePaths, this.condition);
 	}
 
 	/**
@@ -92,7 +108,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	public RateLimitRule withAllowKeys(Set<String> keys) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys), this.plans, this.plan, this.period,
-				this.zone);
+				this.zone, this.excludePaths, this.condition);
 	}
 
 	/**
@@ -104,7 +120,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	RateLimitRule withPlans(String plan, Map<String, List<RateLimit>> plans) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, Map.copyOf(plans), plan, this.period,
-				this.zone);
+				this.zone, this.excludePaths, this.condition);
 	}
 
 	/**
@@ -160,6 +176,11 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		if (!this.methods.isEmpty() && !this.methods.contains(method)
 				&& !("HEAD".equals(method) && this.methods.contains("GET"))) {
 			return false;
+		}
+		for (PathPattern excluded : this.excludePaths) {
+			if (excluded.matches(path)) {
+				return false;
+			}
 		}
 		for (PathPattern pattern : this.paths) {
 			if (pattern.matches(path)) {

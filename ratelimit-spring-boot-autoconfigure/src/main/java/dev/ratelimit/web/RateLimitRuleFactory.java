@@ -197,7 +197,7 @@ public final class RateLimitRuleFactory {
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		checkKey(name, keySpec);
 		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
-				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC);
+				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC, List.of(), null);
 	}
 
 	private static List<RateLimit> checkedLimits(String name, List<LimitDefinition> definitions, Algorithm algorithm,
@@ -213,6 +213,46 @@ public final class RateLimitRuleFactory {
 			throw invalid(name, ex, definitions, limits, cost);
 		}
 		return limits;
+	}
+
+	/**
+	 * Returns a rule with paths it skips and a condition bean that decides whether it applies.
+	 * @param rule the rule
+	 * @param excludePaths Spring path patterns inside the rule's paths that it does not apply to
+	 * @param condition {@code bean:<name>} of a condition bean, or {@code null}
+	 * @param conditions which beans are conditions of this web stack
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException when a pattern or the condition is invalid
+	 */
+	public RateLimitRule withScope(RateLimitRule rule, List<String> excludePaths, @Nullable String condition,
+			KeyResolvers conditions) {
+		if (excludePaths.isEmpty() && (condition == null || condition.isBlank())) {
+			return rule;
+		}
+		List<PathPattern> excluded = new ArrayList<>();
+		for (String path : excludePaths) {
+			try {
+				excluded.add(PathPatternParser.defaultInstance.parse(path.strip()));
+			}
+			catch (PatternParseException ex) {
+				throw new InvalidRateLimitRuleException(rule.name(), "exclude-paths", path,
+						ex.toDetailedString().replace('\n', ' ') + "; use Spring path patterns such as /api/health");
+			}
+		}
+		String bean = null;
+		if (condition != null && !condition.isBlank()) {
+			String spec = condition.strip();
+			bean = spec.startsWith("bean:") ? spec.substring("bean:".length()).strip() : "";
+			if (bean.isEmpty()) {
+				throw new InvalidRateLimitRuleException(rule.name(), "condition", spec,
+						"name a condition bean as bean:<name>");
+			}
+			if (!conditions.exists(bean)) {
+				throw new InvalidRateLimitRuleException(rule.name(), "condition", spec, "there is no bean named '" + bean
+						+ "' implementing " + conditions.type() + "; declare one or fix the name");
+			}
+		}
+		return rule.withScope(excluded, bean);
 	}
 
 	/**

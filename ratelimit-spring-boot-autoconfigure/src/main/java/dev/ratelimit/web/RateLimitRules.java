@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,6 +28,8 @@ import org.springframework.web.method.HandlerMethod;
 public final class RateLimitRules {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRules.class);
+
+	private static final LogThrottle CONDITION_FAILURES = new LogThrottle();
 
 	/** The rules from properties and the address lists, replaced together when they are reloaded. */
 	private volatile Policy policy;
@@ -133,6 +136,59 @@ public final class RateLimitRules {
 					}
 					return List.copyOf(built);
 				});
+	}
+
+	/**
+	 * Returns the rules whose condition bean, if they name one, says that they apply to the request; a
+	 * condition that throws counts as applying (its failure is logged at most once a minute).
+	 * @param matched the rules that match the request
+	 * @param applies asks a rule's condition bean
+	 * @return the rules that apply
+	 */
+	public static List<RateLimitRule> withConditions(List<RateLimitRule> matched, Predicate<RateLimitRule> applies) {
+		List<RateLimitRule> applicable = null;
+		for (int i = 0; i < matched.size(); i++) {
+			RateLimitRule rule = matched.get(i);
+			if (rule.condition() == null) {
+				if (applicable != null) {
+					applicable.add(rule);
+				}
+				continue;
+			}
+			if (appliesOrFails(rule, applies)) {
+				if (applicable != null) {
+					applicable.add(rule);
+				}
+			}
+			else if (applicable == null) {
+				applicable = new ArrayList<>(matched.subList(0, i));
+			}
+		}
+		return (applicable != null) ? applicable : matched;
+	}
+
+	private static boolean appliesOrFails(RateLimitRule rule, Predicate<RateLimitRule> applies) {
+		try {
+			return applies.test(rule);
+		}
+		catch (RuntimeException ex) {
+			conditionFailed(rule, ex);
+			return true;
+		}
+	}
+
+	/**
+	 * Logs, at most once a minute, that a rule's condition failed and the rule was applied.
+	 * @param rule the rule
+	 * @param ex the condition's failure
+	 */
+	public static void conditionFailed(RateLimitRule rule, Throwable ex) {
+		long others = CONDITION_FAILURES.tryLog();
+		if (others >= 0) {
+			logger.warn("The condition of rate-limit rule '" + rule.name() + "' (bean:" + rule.condition() + ") failed"
+					+ ((others > 0) ? " (and " + others + " more times in the last minute)" : "")
+					+ "; the rule was applied", ex);
+		}
 	}
 
 	/**

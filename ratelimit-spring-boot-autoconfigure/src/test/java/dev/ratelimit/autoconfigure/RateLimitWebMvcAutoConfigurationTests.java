@@ -300,6 +300,9 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.rules.bad.plan         | bean:nobody        | there is no bean named 'nobody' implementing dev.ratelimit.RateLimitPlanResolver
 			ratelimit.rules.bad.plan         | cookie:plan        | bean:<name> (a RateLimitPlanResolver bean) or header:<Name>
 			ratelimit.plan-cache.ttl         | 0s                 | ttl must be positive
+			ratelimit.rules.bad.condition    | bean:nobody        | there is no bean named 'nobody' implementing dev.ratelimit.web.servlet.RateLimitCondition
+			ratelimit.rules.bad.condition    | always             | name a condition bean as bean:<name>
+			ratelimit.rules.bad.exclude-paths | /api/**/x/**      | use Spring path patterns
 			ratelimit.plan-cache.max-keys    | 0                  | maxKeys must be at least 1
 			ratelimit.deny.addresses[0]      | intranet           | not an IP address or CIDR block
 			""")

@@ -33,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -136,6 +137,10 @@ class ReadmeExamplesTests {
 			if (value.startsWith("bean:") && property.getKey().endsWith(".plan")) {
 				runner = runner.withBean(value.substring("bean:".length()), RateLimitPlanResolver.class,
 						() -> (rule, key) -> null);
+			}
+			else if (value.startsWith("bean:") && property.getKey().endsWith(".condition")) {
+				runner = runner.withBean(value.substring("bean:".length()), RateLimitCondition.class,
+						() -> (request) -> true);
 			}
 			else if (value.startsWith("bean:")) {
 				runner = runner.withBean(value.substring("bean:".length()), RateLimitKeyResolver.class,

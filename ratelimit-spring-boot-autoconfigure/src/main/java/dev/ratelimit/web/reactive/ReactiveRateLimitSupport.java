@@ -63,6 +63,10 @@ public final class ReactiveRateLimitSupport {
 
 	private final Map<String, ReactiveRateLimitKeyResolver> resolvedKeyResolvers = new ConcurrentHashMap<>();
 
+	private final Function<String, ReactiveRateLimitCondition> conditions;
+
+	private final Map<String, ReactiveRateLimitCondition> resolvedConditions = new ConcurrentHashMap<>();
+
 	private final RateLimitHeaders headers;
 
 	private final RateLimitRejectionHandler rejections;
@@ -86,6 +90,29 @@ public final class ReactiveRateLimitSupport {
 			Function<String, ReactiveRateLimitKeyResolver> keyResolvers, RateLimitHeaders headers,
 			RateLimitRejectionHandler rejections, List<HttpMessageWriter<?>> writers,
 			List<? extends HandlerMapping> handlerMappings) {
+		this(rules, enforcer, addresses, keyResolvers, (name) -> {
+			throw new IllegalStateException("No condition bean named " + name);
+		}, headers, rejections, writers, handlerMappings);
+	}
+
+	/**
+	 * Creates the support, with the condition beans rules may name.
+	 * @param rules the rules in force
+	 * @param enforcer decides requests under the rules
+	 * @param addresses resolves client addresses
+	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
+	 * @param conditions finds the condition bean of a name, for {@code condition=bean:<name>}
+	 * @param headers builds the rate-limit headers
+	 * @param rejections builds the responses to refused requests
+	 * @param writers the application's codecs' writers, for the bodies of refusals
+	 * @param handlerMappings find the handler of an exchange, for the rules of annotated handlers
+	 */
+	public ReactiveRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+			Function<String, ReactiveRateLimitKeyResolver> keyResolvers,
+			Function<String, ReactiveRateLimitCondition> conditions, RateLimitHeaders headers,
+			RateLimitRejectionHandler rejections, List<HttpMessageWriter<?>> writers,
+			List<? extends HandlerMapping> handlerMappings) {
+		this.conditions = conditions;
 		this.rules = rules;
 		this.enforcer = enforcer;
 		this.addresses = addresses;
@@ -156,7 +183,25 @@ public final class ReactiveRateLimitSupport {
 	 * Decides an exchange under rules and writes what it needs: the headers, and when it is refused,
 	 * the whole response.
 	 */
-	private Mono<Boolean> apply(ServerWebExchange exchange, List<RateLimitRule> applicable) {
+	private Mono<Boolean> apply(ServerWebExchange exchange, List<RateLimitRule> matched) {
+		if (matched.stream().noneMatch((rule) -> rule.condition() != null)) {
+			return decide(exchange, matched);
+		}
+		return Flux.fromIterable(matched)
+			.concatMap((rule) -> (rule.condition() == null) ? Mono.just(rule) : Mono
+				.defer(() -> this.resolvedConditions.computeIfAbsent(rule.condition(), this.conditions).applies(exchange))
+				.onErrorResume((ex) -> {
+					RateLimitRules.conditionFailed(rule, ex);
+					return Mono.just(true);
+				})
+				.defaultIfEmpty(true)
+				.filter(Boolean::booleanValue)
+				.map((applies) -> rule))
+			.collectList()
+			.flatMap((applicable) -> decide(exchange, applicable));
+	}
+
+	private Mono<Boolean> decide(ServerWebExchange exchange, List<RateLimitRule> applicable) {
 		if (applicable.isEmpty()) {
 			return Mono.just(true);
 		}

@@ -55,6 +55,10 @@ public final class ServletRateLimitSupport {
 
 	private final Map<String, RateLimitKeyResolver> resolvedKeyResolvers = new ConcurrentHashMap<>();
 
+	private final Function<String, RateLimitCondition> conditions;
+
+	private final Map<String, RateLimitCondition> resolvedConditions = new ConcurrentHashMap<>();
+
 	private final RateLimitHeaders headers;
 
 	private final RateLimitRejectionHandler rejections;
@@ -74,6 +78,26 @@ public final class ServletRateLimitSupport {
 	public ServletRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
 			Function<String, RateLimitKeyResolver> keyResolvers, RateLimitHeaders headers,
 			RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
+		this(rules, enforcer, addresses, keyResolvers, (name) -> {
+			throw new IllegalStateException("No condition bean named " + name);
+		}, headers, rejections, writer);
+	}
+
+	/**
+	 * Creates the support, with the condition beans rules may name.
+	 * @param rules the rules in force
+	 * @param enforcer decides requests under the rules
+	 * @param addresses resolves client addresses
+	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
+	 * @param conditions finds the condition bean of a name, for {@code condition=bean:<name>}
+	 * @param headers builds the rate-limit headers
+	 * @param rejections builds the responses to refused requests
+	 * @param writer writes headers and responses
+	 */
+	public ServletRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+			Function<String, RateLimitKeyResolver> keyResolvers, Function<String, RateLimitCondition> conditions,
+			RateLimitHeaders headers, RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
+		this.conditions = conditions;
 		this.rules = rules;
 		this.enforcer = enforcer;
 		this.addresses = addresses;
@@ -136,8 +160,10 @@ public final class ServletRateLimitSupport {
 	 * @return whether the request may go on
 	 * @throws IOException when a refusal cannot be written
 	 */
-	private boolean apply(HttpServletRequest request, HttpServletResponse response, List<RateLimitRule> applicable)
+	private boolean apply(HttpServletRequest request, HttpServletResponse response, List<RateLimitRule> matched)
 			throws IOException {
+		List<RateLimitRule> applicable = RateLimitRules.withConditions(matched,
+				(rule) -> this.resolvedConditions.computeIfAbsent(rule.condition(), this.conditions).applies(request));
 		if (applicable.isEmpty()) {
 			return true;
 		}

@@ -207,7 +207,8 @@ class RateLimitWebFluxTestApplication {
 			return Mono.just("created");
 		}
 
-		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/both", "/shadowed", "/exploding", "/address" })
+		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/both", "/shadowed", "/exploding", "/address",
+				"/api/health" })
 		Mono<String> plain() {
 			return Mono.just("ok");
 		}

@@ -131,6 +131,7 @@ class RateLimitTestApplication {
 		}
 
 		@GetMapping({ "/open", "/keyed", "/param", "/tenant", "/me", "/sliding", "/multi/narrow", "/costly", "/search",
+				"/api/health",
 				"/both", "/bucket", "/shadowed", "/exploding" })
 		String plain() {
 			return "ok";
