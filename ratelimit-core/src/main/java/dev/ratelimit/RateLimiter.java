@@ -158,6 +158,29 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Returns the state of {@code key} under {@code limits} as {@link #inspect} does, without making the
+	 * caller wait for Redis: for checking a budget before a call that is charged only afterwards, by its
+	 * outcome. This default reads it in the calling thread.
+	 * @param key whose state to read
+	 * @param limits the limits
+	 * @return one decision per limit, completed exceptionally when the state cannot be read
+	 * @throws UnsupportedOperationException when the limiter cannot read its state
+	 */
+	default CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
+		List<RateLimitDecision> decisions;
+		try {
+			decisions = inspect(key, limits);
+		}
+		catch (IllegalArgumentException | UnsupportedOperationException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return CompletableFuture.completedFuture(decisions);
+	}
+
+	/**
 	 * Puts {@code key} back to full under {@code limits}, for example for support staff unblocking a
 	 * customer.
 	 * @param key whose state to delete

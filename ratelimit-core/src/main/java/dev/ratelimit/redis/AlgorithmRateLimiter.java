@@ -45,6 +45,11 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 	}
 
 	@Override
+	public final CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
+		return this.limiter.inspectAsync(key, limits);
+	}
+
+	@Override
 	public final long reset(String key, List<RateLimit> limits) {
 		return this.limiter.reset(key, limits);
 	}

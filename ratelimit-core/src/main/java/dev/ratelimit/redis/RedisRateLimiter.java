@@ -231,6 +231,36 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Returns the state of {@code key} under {@code limits} as {@link #inspect} does, without holding the
+	 * caller's thread while Redis answers.
+	 * @param key whose state to read
+	 * @param limits the limits
+	 * @return one decision per limit, completed exceptionally with {@link RateLimiterUnavailableException}
+	 * when Redis cannot answer
+	 * @throws IllegalArgumentException when an argument is invalid
+	 */
+	@Override
+	public CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
+		Assert.notNull(key, "key must not be null");
+		this.algorithm.check(limits, 1);
+		CompletableFuture<List<?>> reply;
+		try {
+			reply = this.runner.runAsync(this.scripts.script(), this.keys.forLimits(key, limits),
+					RedisScripts.args(this.algorithm, this.clock, limits, -1));
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return reply.handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = unwrap(failure);
+				throw new RateLimiterUnavailableException("Redis could not read the state: " + cause, cause);
+			}
+			return RedisScripts.decisions(answer, limits);
+		});
+	}
+
+	/**
 	 * Deletes the state of {@code key} under {@code limits}, so that it is back to full at once, and
 	 * forgets the rejections this instance remembers for it. Other instances may refuse it from their
 	 * own memory until the retry time they were given.

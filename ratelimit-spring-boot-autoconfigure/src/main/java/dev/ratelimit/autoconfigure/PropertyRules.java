@@ -117,7 +117,7 @@ final class PropertyRules {
 					rule.getKey(), rule.getMissingKey(), rule.getCost(), rule.getShadow())
 				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
 			RateLimitRule planned = factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
-					rule.getExcludePaths(), rule.getCondition(), conditions);
+					rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses());
 			return (period != null) ? planned.withPeriod(period, rule.getZone()) : planned;
 		}
 		catch (InvalidRateLimitRuleException ex) {

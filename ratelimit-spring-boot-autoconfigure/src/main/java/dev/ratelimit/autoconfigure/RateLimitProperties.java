@@ -464,6 +464,11 @@ public class RateLimitProperties {
 		private List<String> excludePaths = new ArrayList<>();
 
 		/**
+		 * Response statuses the rule charges, as codes, classes and ranges (401,403 or 4xx or 500-599): it then checks before the handler and charges after the response.
+		 */
+		private List<String> countStatuses = new ArrayList<>();
+
+		/**
 		 * A condition bean that decides per request whether the rule applies, as bean:<name>: a RateLimitCondition (servlet) or a ReactiveRateLimitCondition (WebFlux).
 		 */
 		private @Nullable String condition;
@@ -539,6 +544,14 @@ public class RateLimitProperties {
 
 		public void setMissingKey(MissingKey missingKey) {
 			this.missingKey = missingKey;
+		}
+
+		public List<String> getCountStatuses() {
+			return this.countStatuses;
+		}
+
+		public void setCountStatuses(List<String> countStatuses) {
+			this.countStatuses = countStatuses;
 		}
 
 		public List<String> getExcludePaths() {

@@ -174,6 +174,16 @@ public final class RateLimitEnforcer {
 
 	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, Budget budget, boolean async) {
 		RateLimiter limiter = this.rules.limiter(rule);
+		if (rule.countStatuses() != null) {
+			// charged after the response, by its status: now only checked
+			try {
+				return async ? limiter.inspectAsync(budget.id(), budget.limits())
+						: CompletableFuture.completedFuture(limiter.inspect(budget.id(), budget.limits()));
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
 		try {
 			return async ? limiter.tryAcquireAsync(budget.id(), budget.limits(), rule.cost())
 					: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.limits(), rule.cost()));
@@ -195,7 +205,7 @@ public final class RateLimitEnforcer {
 	private boolean decidesTogether(List<RateLimitRule> applicable) {
 		List<RateLimiter> limiters = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			if (rule.shadow()) {
+			if (rule.shadow() || rule.countStatuses() != null) {
 				// a shadow rule's refusal must not keep the others from being charged
 				return false;
 			}
@@ -331,6 +341,60 @@ public final class RateLimitEnforcer {
 					: null;
 			case FAIL_OPEN, FAIL_CLOSED -> null;
 		};
+	}
+
+	/**
+	 * Charges, after a response, the rules of the request that count responses of its status
+	 * ({@code count-statuses}); they were only checked before the handler. A charge that the budget no
+	 * longer allows (other requests spent it meanwhile) charges nothing, and a failure is logged.
+	 * @param applied the rules that applied to the request
+	 * @param keys reads the request's keys
+	 * @param status the response's status
+	 */
+	public void charge(List<RateLimitRule> applied, RequestKeys keys, int status) {
+		charge(applied, keys, status, false).join();
+	}
+
+	/**
+	 * Charges after a response as {@link #charge} does, without holding the caller's thread while Redis
+	 * answers.
+	 * @param applied the rules that applied to the request
+	 * @param keys reads the request's keys; it must not block
+	 * @param status the response's status
+	 * @return completes when every charge is answered; never exceptionally
+	 */
+	public CompletableFuture<Void> chargeAsync(List<RateLimitRule> applied, RequestKeys keys, int status) {
+		return charge(applied, keys, status, true);
+	}
+
+	private CompletableFuture<Void> charge(List<RateLimitRule> applied, RequestKeys keys, int status, boolean async) {
+		CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+		for (RateLimitRule rule : applied) {
+			ResponseStatuses statuses = rule.countStatuses();
+			if (statuses == null || !statuses.includes(status)) {
+				continue;
+			}
+			Budget budget = budget(rule, keys);
+			if (budget == null || budget == EXEMPT) {
+				continue;
+			}
+			RateLimiter limiter = this.rules.limiter(rule);
+			CompletableFuture<?> charged;
+			try {
+				charged = async ? limiter.tryAcquireAsync(budget.id(), budget.limits(), rule.cost())
+						: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.limits(), rule.cost()));
+			}
+			catch (RuntimeException ex) {
+				charged = CompletableFuture.failedFuture(ex);
+			}
+			all = all.thenCombine(charged.handle((decisions, failure) -> {
+				if (failure != null && !(unwrap(failure) instanceof RateLimiterUnavailableException)) {
+					this.logs.unexpected(unwrap(failure));
+				}
+				return null;
+			}), (first, second) -> null);
+		}
+		return all;
 	}
 
 	/**

@@ -41,22 +41,27 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param excludePaths path patterns inside {@code paths} the rule does not apply to
  * @param condition the name of a condition bean that decides per request whether the rule applies, or
  * {@code null}
+ * @param countStatuses the response statuses the rule charges, after the response; {@code null} to charge
+ * every request before its handler
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
 		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow,
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable String plan,
-		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition) {
+		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
+		@Nullable ResponseStatuses countStatuses) {
 
 	/**
 	 * Returns this rule with paths it skips and a condition bean.
 	 * @param excluded path patterns inside the rule's paths that it does not apply to
 	 * @param conditionBean the name of the condition bean, or {@code null}
+	 * @param statuses the response statuses the rule charges, or {@code null}
 	 * @return the rule
 	 */
-	RateLimitRule withScope(List<PathPattern> excluded, @Nullable String conditionBean) {
+	RateLimitRule withScope(List<PathPattern> excluded, @Nullable String conditionBean,
+			@Nullable ResponseStatuses statuses) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
-				this.zone, List.copyOf(excluded), conditionBean);
+				this.zone, List.copyOf(excluded), conditionBean, statuses);
 	}
 
 	/**
@@ -68,7 +73,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	public RateLimitRule withPeriod(CalendarPeriod period, ZoneId zone) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, period, zone,
-				this.excludePaths, this.condition);
+				this.excludePaths, this.condition,
+				this.countStatuses);
 	}
 
 	/**
@@ -108,7 +114,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	public RateLimitRule withAllowKeys(Set<String> keys) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys), this.plans, this.plan, this.period,
-				this.zone, this.excludePaths, this.condition);
+				this.zone, this.excludePaths, this.condition,
+				this.countStatuses);
 	}
 
 	/**
@@ -120,7 +127,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	RateLimitRule withPlans(String plan, Map<String, List<RateLimit>> plans) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, Map.copyOf(plans), plan, this.period,
-				this.zone, this.excludePaths, this.condition);
+				this.zone, this.excludePaths, this.condition,
+				this.countStatuses);
 	}
 
 	/**

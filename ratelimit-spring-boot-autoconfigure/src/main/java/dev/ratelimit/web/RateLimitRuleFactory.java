@@ -197,7 +197,8 @@ public final class RateLimitRuleFactory {
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		checkKey(name, keySpec);
 		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
-				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC, List.of(), null);
+				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC, List.of(), null,
+				null);
 	}
 
 	private static List<RateLimit> checkedLimits(String name, List<LimitDefinition> definitions, Algorithm algorithm,
@@ -221,13 +222,25 @@ public final class RateLimitRuleFactory {
 	 * @param excludePaths Spring path patterns inside the rule's paths that it does not apply to
 	 * @param condition {@code bean:<name>} of a condition bean, or {@code null}
 	 * @param conditions which beans are conditions of this web stack
+	 * @param countStatuses the response statuses the rule charges after the response, empty to charge every
+	 * request before its handler
 	 * @return the rule
 	 * @throws InvalidRateLimitRuleException when a pattern or the condition is invalid
 	 */
 	public RateLimitRule withScope(RateLimitRule rule, List<String> excludePaths, @Nullable String condition,
-			KeyResolvers conditions) {
-		if (excludePaths.isEmpty() && (condition == null || condition.isBlank())) {
+			KeyResolvers conditions, List<String> countStatuses) {
+		if (excludePaths.isEmpty() && (condition == null || condition.isBlank()) && countStatuses.isEmpty()) {
 			return rule;
+		}
+		ResponseStatuses statuses = null;
+		if (!countStatuses.isEmpty()) {
+			try {
+				statuses = ResponseStatuses.parse(countStatuses);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidRateLimitRuleException(rule.name(), "count-statuses", String.join(",", countStatuses),
+						ex.getMessage());
+			}
 		}
 		List<PathPattern> excluded = new ArrayList<>();
 		for (String path : excludePaths) {
@@ -252,7 +265,7 @@ public final class RateLimitRuleFactory {
 						+ "' implementing " + conditions.type() + "; declare one or fix the name");
 			}
 		}
-		return rule.withScope(excluded, bean);
+		return rule.withScope(excluded, bean, statuses);
 	}
 
 	/**

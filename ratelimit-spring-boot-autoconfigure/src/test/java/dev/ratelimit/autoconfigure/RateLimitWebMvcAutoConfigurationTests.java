@@ -302,6 +302,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.plan-cache.ttl         | 0s                 | ttl must be positive
 			ratelimit.rules.bad.condition    | bean:nobody        | there is no bean named 'nobody' implementing dev.ratelimit.web.servlet.RateLimitCondition
 			ratelimit.rules.bad.condition    | always             | name a condition bean as bean:<name>
+			ratelimit.rules.bad.count-statuses | 4x4              | use codes (401), classes (4xx) or ranges (500-599)
+			ratelimit.rules.bad.count-statuses | 599-500          | ends before it starts
 			ratelimit.rules.bad.exclude-paths | /api/**/x/**      | use Spring path patterns
 			ratelimit.plan-cache.max-keys    | 0                  | maxKeys must be at least 1
 			ratelimit.deny.addresses[0]      | intranet           | not an IP address or CIDR block

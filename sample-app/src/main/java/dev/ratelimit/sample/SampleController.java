@@ -9,6 +9,10 @@ import dev.ratelimit.RateLimited;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -34,6 +38,13 @@ class SampleController {
 	@GetMapping("/api/plans/quote")
 	Map<String, String> planQuote(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
 		return ordered("quote", "You get what you pay for.", "apiKey", (apiKey != null) ? apiKey : "(none)");
+	}
+
+	/** Limited by the {@code sign-in} rule: only failures (401) are charged. */
+	@PostMapping("/api/sign-in")
+	ResponseEntity<Map<String, String>> signIn(@RequestParam String username, @RequestParam String password) {
+		return "open-sesame".equals(password) ? ResponseEntity.ok(ordered("username", username, "signedIn", "true"))
+				: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body(ordered("username", username, "signedIn", "false"));
 	}
 
 	/** Limited by the {@code search} rule: 2 per second and 10 per minute, all or nothing. */

@@ -192,6 +192,18 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void signInsChargeOnlyFailures() throws Exception {
+		List<Integer> statuses = new ArrayList<>();
+		statuses.add(send("POST", "/api/sign-in?username=ann&password=open-sesame").statusCode());
+		statuses.add(send("POST", "/api/sign-in?username=ann&password=open-sesame").statusCode());
+		for (int i = 0; i < 3; i++) {
+			statuses.add(send("POST", "/api/sign-in?username=ann&password=guess").statusCode());
+		}
+		statuses.add(send("POST", "/api/sign-in?username=ann&password=open-sesame").statusCode());
+		assertThat(statuses).containsExactly(200, 200, 401, 401, 401, 429);
+	}
+
+	@Test
 	void eachApiKeyGetsTheLimitsOfItsPlan() throws Exception {
 		List<Integer> free = new ArrayList<>();
 		List<Integer> pro = new ArrayList<>();

@@ -209,7 +209,7 @@ public final class ReactiveRateLimitSupport {
 		String clientAddress = clientAddress(request);
 		return keys(exchange, applicable, clientAddress).flatMap((keys) -> Mono
 			.fromFuture(() -> this.enforcer.enforceAsync(() -> request.getMethod().name() + " " + request.getPath(),
-					applicable, keys)))
+					applicable, keys))
 			.transform((decision) -> EventLoops.backOn(exchange, decision))
 			.flatMap((decided) -> {
 				RateLimitVerdict verdict = decided.after(exchange.getAttribute(APPLIED));
@@ -217,12 +217,17 @@ public final class ReactiveRateLimitSupport {
 				ServerHttpResponse response = exchange.getResponse();
 				writeHeaders(response, this.headers.of(verdict));
 				if (verdict.allowed()) {
+					if (applicable.stream().anyMatch((rule) -> rule.countStatuses() != null)) {
+						// charged once the response's status is known, before it is sent
+						response.beforeCommit(() -> Mono.fromFuture(() -> this.enforcer.chargeAsync(applicable, keys,
+								(response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
+					}
 					return Mono.just(true);
 				}
 				return write(exchange, this.rejections.handle(
 						RateLimitRejection.of(request.getMethod().name(), request.getPath().value(), verdict)))
 					.thenReturn(false);
-			});
+			}));
 	}
 
 	/**

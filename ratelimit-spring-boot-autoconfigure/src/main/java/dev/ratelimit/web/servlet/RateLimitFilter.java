@@ -32,7 +32,12 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		if (this.support.applyBeforeAuthentication(request, response)) {
-			chain.doFilter(request, response);
+			try {
+				chain.doFilter(request, response);
+			}
+			finally {
+				this.support.chargeCounted(request, response);
+			}
 		}
 	}
 

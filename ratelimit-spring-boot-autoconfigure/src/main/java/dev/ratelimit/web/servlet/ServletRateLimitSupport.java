@@ -2,6 +2,7 @@ package dev.ratelimit.web.servlet;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,9 @@ import org.springframework.web.util.UriUtils;
 public final class ServletRateLimitSupport {
 
 	private static final String APPLIED = ServletRateLimitSupport.class.getName() + ".applied";
+
+	/** The rules of a request that are charged after its response, by its status. */
+	private static final String COUNTED = ServletRateLimitSupport.class.getName() + ".counted";
 
 	/** Marks a request from an allowed client address: it skips every rule. */
 	private static final String ALLOWED = ServletRateLimitSupport.class.getName() + ".allowed";
@@ -168,25 +172,26 @@ public final class ServletRateLimitSupport {
 			return true;
 		}
 		String clientAddress = clientAddress(request);
+		RequestKeys keys = new RequestKeys() {
+
+			@Override
+			public @Nullable String keyValue(RateLimitRule rule) {
+				return ServletRateLimitSupport.this.keyValue(rule, request, clientAddress);
+			}
+
+			@Override
+			public String clientAddress() {
+				return clientAddress;
+			}
+
+			@Override
+			public @Nullable String header(String name) {
+				return request.getHeader(name);
+			}
+
+		};
 		RateLimitVerdict verdict = this.enforcer.enforce(() -> request.getMethod() + " " + request.getRequestURI(),
-				applicable, new RequestKeys() {
-
-					@Override
-					public @Nullable String keyValue(RateLimitRule rule) {
-						return ServletRateLimitSupport.this.keyValue(rule, request, clientAddress);
-					}
-
-					@Override
-					public String clientAddress() {
-						return clientAddress;
-					}
-
-					@Override
-					public @Nullable String header(String name) {
-						return request.getHeader(name);
-					}
-
-				});
+				applicable, keys);
 		// the headers announce every rule applied to the request, in the filter and in the interceptor
 		@SuppressWarnings("unchecked")
 		List<AppliedLimit> earlier = (List<AppliedLimit>) request.getAttribute(APPLIED);
@@ -194,11 +199,43 @@ public final class ServletRateLimitSupport {
 		request.setAttribute(APPLIED, verdict.applied());
 		this.writer.writeHeaders(response, this.headers.of(verdict));
 		if (verdict.allowed()) {
+			if (applicable.stream().anyMatch((rule) -> rule.countStatuses() != null)) {
+				// charged once the response's status is known
+				@SuppressWarnings("unchecked")
+				List<Counted> counted = (List<Counted>) request.getAttribute(COUNTED);
+				if (counted == null) {
+					counted = new ArrayList<>(1);
+					request.setAttribute(COUNTED, counted);
+				}
+				counted.add(new Counted(applicable, keys));
+			}
 			return true;
 		}
 		this.writer.write(request, response, this.rejections
 			.handle(RateLimitRejection.of(request.getMethod(), request.getRequestURI(), verdict)));
 		return false;
+	}
+
+	/**
+	 * Charges the rules that count responses by status ({@code count-statuses}) now that the response's
+	 * status is known, for the {@link RateLimitFilter} once the chain has answered.
+	 * @param request the request
+	 * @param response the response
+	 */
+	void chargeCounted(HttpServletRequest request, HttpServletResponse response) {
+		@SuppressWarnings("unchecked")
+		List<Counted> counted = (List<Counted>) request.getAttribute(COUNTED);
+		if (counted == null) {
+			return;
+		}
+		request.removeAttribute(COUNTED);
+		for (Counted each : counted) {
+			this.enforcer.charge(each.rules(), each.keys(), response.getStatus());
+		}
+	}
+
+	/** Rules of a request that count responses by status, and how to read its keys once more. */
+	private record Counted(List<RateLimitRule> rules, RequestKeys keys) {
 	}
 
 	/**

@@ -36,6 +36,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.WebFilter;
 
@@ -211,6 +214,13 @@ class RateLimitWebFluxTestApplication {
 				"/api/health" })
 		Mono<String> plain() {
 			return Mono.just("ok");
+		}
+
+		/** 401 unless the password is right, for rules that count failures only. */
+		@GetMapping("/sign-in")
+		Mono<ResponseEntity<String>> signIn(@RequestParam String user, @RequestParam String password) {
+			return Mono.just("secret".equals(password) ? ResponseEntity.ok("welcome " + user)
+					: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("wrong password"));
 		}
 
 		@GetMapping("/annotated")

@@ -25,6 +25,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -135,6 +138,13 @@ class RateLimitTestApplication {
 				"/both", "/bucket", "/shadowed", "/exploding" })
 		String plain() {
 			return "ok";
+		}
+
+		/** 401 unless the password is right, for rules that count failures only. */
+		@GetMapping("/sign-in")
+		ResponseEntity<String> signIn(@RequestParam String user, @RequestParam String password) {
+			return "secret".equals(password) ? ResponseEntity.ok("welcome " + user)
+					: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("wrong password");
 		}
 
 		@GetMapping("/annotated")
