@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Decides whether a caller identified by a key may take permits under a {@link RateLimit}.
@@ -44,6 +45,33 @@ public interface RateLimiter {
 	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
 	 */
 	List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits);
+
+	/**
+	 * Tries to take {@code permits} for {@code key} under every one of {@code limits}, all or nothing, as
+	 * {@link #tryAcquire(String, List, long)} does, without making the caller wait: for reactive and
+	 * other non-blocking callers. The Redis limiters hold no thread while Redis answers; this default
+	 * decides in the calling thread, which suits limiters that make no remote call.
+	 * @param key whose budget is charged, any string
+	 * @param limits the limits to enforce, with distinct windows
+	 * @param permits how many permits to take
+	 * @return one decision per limit, in order; completed exceptionally with
+	 * {@link RateLimiterUnavailableException} when no decision could be reached
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 */
+	default CompletableFuture<List<RateLimitDecision>> tryAcquireAsync(String key, List<RateLimit> limits,
+			long permits) {
+		List<RateLimitDecision> decisions;
+		try {
+			decisions = tryAcquire(key, limits, permits);
+		}
+		catch (IllegalArgumentException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return CompletableFuture.completedFuture(decisions);
+	}
 
 	/**
 	 * Returns the state of {@code key} under {@code limits} without taking anything: the permits
