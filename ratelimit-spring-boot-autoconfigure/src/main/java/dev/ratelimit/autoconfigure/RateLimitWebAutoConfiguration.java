@@ -1,16 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
-import org.jspecify.annotations.Nullable;
-
-import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.CidrBlock;
@@ -79,7 +71,8 @@ public final class RateLimitWebAutoConfiguration {
 				new BeanKeyResolvers(beanFactory, RateLimitKeyResolver.class), properties.isShadow());
 		try {
 			return new RateLimitRules(PropertyRules.of(properties, factory), factory,
-					limiters(limiters, starterParts.getIfAvailable(), beanFactory));
+					RateLimitAutoConfiguration.Limiters.forEachAlgorithm(limiters, starterParts.getIfAvailable(),
+						beanFactory));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(ex);
@@ -92,32 +85,6 @@ public final class RateLimitWebAutoConfiguration {
 			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers) {
 		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
 				RateLimitObserver.composite(observers.orderedStream().toList()));
-	}
-
-	/**
-	 * Returns the limiter of each algorithm: a {@link RateLimiter} bean the application declares always
-	 * replaces the starter's for its algorithm, whatever the order of the beans; the starter's own
-	 * limiters decide the others, without the fallback its beans carry for direct callers.
-	 */
-	static Map<Algorithm, RateLimiter> limiters(ObjectProvider<RateLimiter> limiters,
-			RateLimitAutoConfiguration.@Nullable Limiters starterParts, ConfigurableListableBeanFactory beanFactory) {
-		Set<Object> starters = Collections.newSetFromMap(new IdentityHashMap<>());
-		for (String name : beanFactory.getBeanNamesForType(RateLimiter.class)) {
-			if (beanFactory.containsBeanDefinition(name) && RateLimitAutoConfiguration.class.getName()
-				.equals(beanFactory.getMergedBeanDefinition(name).getFactoryBeanName())) {
-				starters.add(beanFactory.getBean(name));
-			}
-		}
-		Map<Algorithm, RateLimiter> chosen = new EnumMap<>(Algorithm.class);
-		limiters.orderedStream()
-			.filter((limiter) -> !starters.contains(limiter))
-			.forEach((limiter) -> chosen.putIfAbsent(limiter.algorithm(), limiter));
-		if (starterParts != null) {
-			for (Algorithm algorithm : Algorithm.values()) {
-				chosen.computeIfAbsent(algorithm, starterParts::forRules);
-			}
-		}
-		return chosen;
 	}
 
 	/**

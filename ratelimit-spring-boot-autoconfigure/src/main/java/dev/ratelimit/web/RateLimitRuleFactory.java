@@ -88,6 +88,24 @@ public final class RateLimitRuleFactory {
 	}
 
 	/**
+	 * Creates a rule that applies where it is attached rather than by path, such as the
+	 * {@code RequestRateLimiter} filter of a Spring Cloud Gateway route, whose key resolver finds the key.
+	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
+	 * @param limits the rule's limits, at least one
+	 * @param algorithm the algorithm, {@code null} for the default
+	 * @param cost permits one request takes
+	 * @param source where the rule is defined, for messages
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException when an attribute is invalid
+	 */
+	public RateLimitRule forAttachment(String name, List<LimitDefinition> limits, @Nullable Algorithm algorithm,
+			long cost, String source) {
+		checkName(name);
+		return build(name, List.of(), Set.of(), limits, algorithm, null, MissingKey.CLIENT_ADDRESS, cost, source,
+				this.shadow);
+	}
+
+	/**
 	 * Returns the rules of the {@link RateLimited} annotations on a handler method and its class, in
 	 * that order: class-level first.
 	 * @param method the handler method
