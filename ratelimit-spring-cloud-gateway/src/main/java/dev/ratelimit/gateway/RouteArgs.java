@@ -148,17 +148,9 @@ final class RouteArgs {
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidConfigurationPropertyValueException(argsProperty + ex.getAttribute(), ex.getValue(),
-					describe(ex));
+					ex.getReason() + " (" + ex.getAttribute() + " of the RequestRateLimiter filter of route '" + routeId
+							+ "')");
 		}
-	}
-
-	/**
-	 * Describes the error of a route's args in one sentence that names the route, the arg and the fix.
-	 */
-	static String describe(InvalidRateLimitRuleException ex) {
-		String arg = (ex.getValue() != null) ? ex.getAttribute() + " '" + ex.getValue() + "' is invalid: "
-				: ex.getAttribute() + " is not set: ";
-		return "The RequestRateLimiter filter of route '" + ex.getRule() + "': " + arg + ex.getReason();
 	}
 
 	private static String missingArgs(Map<String, String> args) {
