@@ -19,4 +19,14 @@ final class Durations {
 		return Math.addExact(Math.multiplyExact(duration.getSeconds(), 1_000_000L), duration.getNano() / 1000);
 	}
 
+	/** Nanoseconds, {@link Long#MAX_VALUE} for durations too long to count in them (292 years and more). */
+	static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
+	}
+
 }

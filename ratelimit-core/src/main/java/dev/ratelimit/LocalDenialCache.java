@@ -32,6 +32,9 @@ public final class LocalDenialCache {
 	/** The longest a caller waits for another caller's Redis call for the same key. */
 	private static final long PROBE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	/** How many probes of other callers one look-up waits for before it asks Redis itself. */
+	private static final int MAX_WAITS = 2;
+
 	private final int maxKeys;
 
 	private final LongSupplier nanoTime;
@@ -77,24 +80,73 @@ public final class LocalDenialCache {
 	 * @return the decisions, or {@code null} when the call must go to Redis
 	 */
 	public @Nullable List<RateLimitDecision> lookup(String key, long permits) {
-		Denial denial = this.denials.get(key);
-		for (int attempt = 0; denial != null && attempt < 2; attempt++) {
+		for (int waits = 0;; waits++) {
+			Object found = find(key, permits);
+			if (!(found instanceof CompletableFuture<?> probe)) {
+				return decisions(found);
+			}
+			if (waits == MAX_WAITS || !await(probe)) {
+				return null;
+			}
+		}
+	}
+
+	/**
+	 * Looks up a remembered rejection as {@link #lookup} does, without holding the caller's thread while
+	 * another caller's Redis call for the same key is awaited.
+	 * @param key the key, limits included
+	 * @param permits the permits the call asks for
+	 * @return the decisions, or {@code null} when the call must go to Redis; completed at once unless
+	 * another caller is asking Redis
+	 */
+	public CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits) {
+		return lookupAsync(key, permits, 0);
+	}
+
+	private CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits, int waits) {
+		Object found = find(key, permits);
+		if (!(found instanceof CompletableFuture<?> probe)) {
+			return CompletableFuture.completedFuture(decisions(found));
+		}
+		if (waits == MAX_WAITS) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return probe.thenApply((answered) -> true)
+			.completeOnTimeout(false, PROBE_WAIT_NANOS, TimeUnit.NANOSECONDS)
+			.thenCompose((answered) -> answered ? lookupAsync(key, permits, waits + 1)
+					: CompletableFuture.completedFuture(null));
+	}
+
+	/**
+	 * One step of a look-up: the decisions of a rejection that stands, {@code null} when the call must
+	 * go to Redis (this caller then probes a rejection that ran out), or the probe of another caller to
+	 * wait for.
+	 */
+	private @Nullable Object find(String key, long permits) {
+		while (true) {
+			Denial denial = this.denials.get(key);
+			if (denial == null) {
+				return null;
+			}
 			long now = this.nanoTime.getAsLong();
 			if (now - denial.until < 0) {
 				return (permits < denial.permits) ? null : countedDown(denial, now);
 			}
-			if (denial.probe == null) {
-				// over: this caller asks Redis again, and callers of the same key meanwhile wait for its answer
-				Denial probing = new Denial(denial.sentAt, denial.until, denial.permits, denial.decisions,
-						new CompletableFuture<>());
-				return (this.denials.replace(key, denial, probing)) ? null : lookup(key, permits);
+			if (denial.probe != null) {
+				return denial.probe;
 			}
-			if (!await(denial.probe)) {
+			// over: this caller asks Redis again, and callers of the same key meanwhile wait for its answer
+			Denial probing = new Denial(denial.sentAt, denial.until, denial.permits, denial.decisions,
+					new CompletableFuture<>());
+			if (this.denials.replace(key, denial, probing)) {
 				return null;
 			}
-			denial = this.denials.get(key);
 		}
-		return null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static @Nullable List<RateLimitDecision> decisions(@Nullable Object found) {
+		return (List<RateLimitDecision>) found;
 	}
 
 	private List<RateLimitDecision> countedDown(Denial denial, long now) {
@@ -160,7 +212,7 @@ public final class LocalDenialCache {
 		}
 	}
 
-	private static boolean await(CompletableFuture<Void> probe) {
+	private static boolean await(CompletableFuture<?> probe) {
 		try {
 			probe.get(PROBE_WAIT_NANOS, TimeUnit.NANOSECONDS);
 			return true;

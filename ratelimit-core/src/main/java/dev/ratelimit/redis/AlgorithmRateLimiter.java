@@ -3,6 +3,7 @@ package dev.ratelimit.redis;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
@@ -30,6 +31,12 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 	@Override
 	public final List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
 		return this.limiter.tryAcquire(key, limits, permits);
+	}
+
+	@Override
+	public final CompletableFuture<List<RateLimitDecision>> tryAcquireAsync(String key, List<RateLimit> limits,
+			long permits) {
+		return this.limiter.tryAcquireAsync(key, limits, permits);
 	}
 
 	@Override

@@ -4,9 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
@@ -32,9 +36,13 @@ import org.springframework.util.Assert;
  * whatever the client's command timeout and whether Redis is down, refusing connections or silently
  * not answering. The connection is opened in the background when the application context starts it
  * (a {@link SmartLifecycle}), or else on the first call: no caller ever waits for a connect beyond the
- * timeout. Standalone, Sentinel and Cluster connections alike.
+ * timeout. Standalone, Sentinel and Cluster connections alike. {@link #runAsync} holds no thread while
+ * Redis answers: its future completes on Lettuce's I/O thread, or on a timer thread when Redis is late.
  */
 public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecycle, AutoCloseable {
+
+	/** Ends the asynchronous calls Redis is late to answer; one daemon thread for every runner. */
+	private static final ScheduledThreadPoolExecutor TIMER = timer();
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -124,6 +132,72 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			return await(connected.commands().eval(body, ScriptOutputType.MULTI, keyBytes, argBytes), deadline,
 					connected);
 		}
+	}
+
+	@Override
+	public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
+		byte[][] keyBytes = bytes(keys);
+		byte[][] argBytes = bytes(args);
+		CompletableFuture<List<?>> answer = new CompletableFuture<>();
+		AtomicReference<@Nullable RedisFuture<?>> sent = new AtomicReference<>();
+		ScheduledFuture<?> timeout = TIMER.schedule(() -> {
+			if (answer.completeExceptionally(
+					new QueryTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms"))) {
+				RedisFuture<?> command = sent.get();
+				if (command != null) {
+					command.cancel(true);
+				}
+			}
+		}, this.timeoutNanos, TimeUnit.NANOSECONDS);
+		answer.whenComplete((reply, failure) -> timeout.cancel(false));
+		connect().whenComplete((connected, failure) -> {
+			if (failure != null) {
+				answer.completeExceptionally(translate(unwrap(failure), null));
+				return;
+			}
+			RedisFuture<List<?>> evalsha = connected.commands()
+				.evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes);
+			sent.set(evalsha);
+			evalsha.whenComplete((reply, error) -> {
+				if (error == null) {
+					answer.complete(reply);
+				}
+				else if (unwrap(error) instanceof RedisNoScriptException) {
+					// a restarted or new server: EVAL sends the script, and later EVALSHA calls find it
+					RedisFuture<List<?>> eval = connected.commands()
+						.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), ScriptOutputType.MULTI,
+								keyBytes, argBytes);
+					sent.set(eval);
+					eval.whenComplete((evalReply, evalError) -> {
+						if (evalError == null) {
+							answer.complete(evalReply);
+						}
+						else {
+							answer.completeExceptionally(translate(unwrap(evalError), connected));
+						}
+					});
+				}
+				else {
+					answer.completeExceptionally(translate(unwrap(error), connected));
+				}
+			});
+		});
+		return answer;
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	private static ScheduledThreadPoolExecutor timer() {
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "ratelimit-redis-timeout");
+			thread.setDaemon(true);
+			return thread;
+		});
+		// most calls are answered in time: their timeouts leave the queue at once
+		timer.setRemoveOnCancelPolicy(true);
+		return timer;
 	}
 
 	private CompletableFuture<Connected> connect() {

@@ -2,6 +2,10 @@ package dev.ratelimit.redis;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -79,54 +83,127 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
+		return join(decide(key, limits, permits, false));
+	}
+
+	/**
+	 * Tries to take {@code permits} for {@code key} under every one of {@code limits}, all or nothing, as
+	 * {@link #tryAcquire(String, List, long)} does, without holding the caller's thread while Redis
+	 * answers (when the runner can, as {@link LettuceScriptRunner} does): the same timeout, circuit
+	 * breaker, denial cache and fallback apply.
+	 * @param key whose budget is charged, any string
+	 * @param limits the limits to enforce, with distinct windows
+	 * @param permits how many permits to take
+	 * @return one decision per limit, completed exceptionally with
+	 * {@link RateLimiterUnavailableException} when Redis cannot decide and there is no fallback
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 */
+	@Override
+	public CompletableFuture<List<RateLimitDecision>> tryAcquireAsync(String key, List<RateLimit> limits,
+			long permits) {
+		return decide(key, limits, permits, true);
+	}
+
+	/**
+	 * Decides a call: from the denial cache when it remembers a refusal, else in Redis through the
+	 * circuit breaker, else from the fallback. Synchronously (every stage completed before it returns)
+	 * or not; one path for both, so that they cannot drift apart.
+	 */
+	private CompletableFuture<List<RateLimitDecision>> decide(String key, List<RateLimit> limits, long permits,
+			boolean async) {
 		Assert.notNull(key, "key must not be null");
 		this.algorithm.check(limits, permits);
 		LocalDenialCache denials = this.denialCache;
-		String denialKey = null;
-		long sentAt = 0;
-		if (denials != null) {
-			denialKey = this.keys.denial(key, limits);
-			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
-			if (cached != null) {
-				return cached;
-			}
-			sentAt = denials.now();
+		if (denials == null) {
+			return fromRedis(key, limits, permits, async);
 		}
-		List<RateLimitDecision> fromRedis = null;
-		try {
-			CircuitBreaker breaker = this.circuitBreaker;
-			if (breaker != null && !breaker.tryAcquirePermission()) {
-				return unavailable(key, limits, permits, null);
+		String denialKey = this.keys.denial(key, limits);
+		if (!async) {
+			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
+			return (cached != null) ? CompletableFuture.completedFuture(cached)
+					: fromRedis(key, limits, permits, denials, denialKey, false);
+		}
+		return denials.lookupAsync(denialKey, permits)
+			.thenCompose((cached) -> (cached != null) ? CompletableFuture.completedFuture(cached)
+					: fromRedis(key, limits, permits, denials, denialKey, true));
+	}
+
+	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
+			LocalDenialCache denials, String denialKey, boolean async) {
+		long sentAt = denials.now();
+		// a rejection of Redis's is remembered (a fallback's is not Redis's); then, whatever the outcome, the
+		// callers waiting for this call are released, to read what was remembered or to ask Redis themselves
+		return fromRedis(key, limits, permits, async, (decisions) -> {
+			if (decisions.stream().anyMatch((decision) -> !decision.allowed())) {
+				denials.remember(denialKey, permits, sentAt, decisions);
 			}
+		}).whenComplete((decisions, failure) -> denials.settle(denialKey));
+	}
+
+	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
+			boolean async) {
+		return fromRedis(key, limits, permits, async, null);
+	}
+
+	/**
+	 * Asks Redis through the circuit breaker, or the fallback when Redis cannot answer.
+	 * @param answered told of Redis's answers, not of the fallback's
+	 */
+	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
+			boolean async, @Nullable Consumer<List<RateLimitDecision>> answered) {
+		CircuitBreaker breaker = this.circuitBreaker;
+		if (breaker != null && !breaker.tryAcquirePermission()) {
+			return unavailable(key, limits, permits, null);
+		}
+		List<String> redisKeys = this.keys.forLimits(key, limits);
+		List<String> args = RedisScripts.args(this.clock, limits, permits);
+		CompletableFuture<List<?>> reply;
+		if (async) {
 			try {
-				fromRedis = run(key, limits, permits);
+				reply = this.runner.runAsync(this.scripts.script(), redisKeys, args);
+			}
+			catch (RuntimeException ex) {
+				reply = CompletableFuture.failedFuture(ex);
+			}
+		}
+		else {
+			try {
+				reply = CompletableFuture.completedFuture(this.runner.run(this.scripts.script(), redisKeys, args));
 			}
 			catch (RuntimeException | Error ex) {
-				// the breaker hears of every call it let through, errors too, or a probe would never report back
+				reply = CompletableFuture.failedFuture(ex);
+			}
+		}
+		return reply.handle((answer, failure) -> {
+			// the breaker hears of every call it let through, errors too, or a probe would never report back
+			if (failure != null) {
+				Throwable cause = unwrap(failure);
+				if (breaker != null) {
+					breaker.onFailure(cause);
+				}
+				if (cause instanceof Error error) {
+					throw error;
+				}
+				return unavailable(key, limits, permits, (RuntimeException) cause);
+			}
+			List<RateLimitDecision> decisions;
+			try {
+				decisions = RedisScripts.decisions(answer, limits);
+			}
+			catch (RuntimeException ex) {
 				if (breaker != null) {
 					breaker.onFailure(ex);
 				}
-				if (ex instanceof Error error) {
-					throw error;
-				}
-				return unavailable(key, limits, permits, (RuntimeException) ex);
+				return unavailable(key, limits, permits, ex);
 			}
 			if (breaker != null) {
 				breaker.onSuccess();
 			}
-			return fromRedis;
-		}
-		finally {
-			if (denials != null) {
-				// remembers a rejection of Redis's, or lets the callers waiting for this call ask Redis themselves
-				if (fromRedis != null && fromRedis.stream().anyMatch((decision) -> !decision.allowed())) {
-					denials.remember(denialKey, permits, sentAt, fromRedis);
-				}
-				else {
-					denials.settle(denialKey);
-				}
+			if (answered != null) {
+				answered.accept(decisions);
 			}
-		}
+			return CompletableFuture.completedFuture(decisions);
+		}).thenCompose(Function.identity());
 	}
 
 	/**
@@ -146,7 +223,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		this.algorithm.check(limits, 1);
 		try {
 			// negative permits: the script tells what a call for one would be told, and writes nothing
-			return run(key, limits, -1);
+			return read(key, limits, -1);
 		}
 		catch (RuntimeException ex) {
 			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
@@ -193,19 +270,49 @@ public final class RedisRateLimiter implements RateLimiter {
 		return this.keys.single(id);
 	}
 
-	private List<RateLimitDecision> run(String key, List<RateLimit> limits, long permits) {
+	private List<RateLimitDecision> read(String key, List<RateLimit> limits, long permits) {
 		List<?> reply = this.runner.run(this.scripts.script(), this.keys.forLimits(key, limits),
 				RedisScripts.args(this.clock, limits, permits));
 		return RedisScripts.decisions(reply, limits);
 	}
 
-	private List<RateLimitDecision> unavailable(String key, List<RateLimit> limits, long permits,
+	private CompletableFuture<List<RateLimitDecision>> unavailable(String key, List<RateLimit> limits, long permits,
 			@Nullable RuntimeException cause) {
-		if (this.fallback != null) {
-			return this.fallback.tryAcquire(RedisKeys.fallback(this.algorithm, key), limits, permits);
+		if (this.fallback == null) {
+			return CompletableFuture.failedFuture(new RateLimiterUnavailableException((cause != null)
+					? "Redis could not decide: " + cause : "Redis is not called while its circuit breaker is open",
+					cause));
 		}
-		throw new RateLimiterUnavailableException((cause != null) ? "Redis could not decide: " + cause
-				: "Redis is not called while its circuit breaker is open", cause);
+		try {
+			return CompletableFuture
+				.completedFuture(this.fallback.tryAcquire(RedisKeys.fallback(this.algorithm, key), limits, permits));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	/**
+	 * Returns the result of a completed future, throwing its failure as it was thrown.
+	 */
+	static <T> T join(CompletableFuture<T> future) {
+		try {
+			return future.join();
+		}
+		catch (CompletionException ex) {
+			Throwable cause = unwrap(ex);
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw ex;
+		}
 	}
 
 	/**

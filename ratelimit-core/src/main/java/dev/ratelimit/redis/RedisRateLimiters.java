@@ -2,6 +2,9 @@ package dev.ratelimit.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
@@ -50,6 +53,22 @@ public final class RedisRateLimiters {
 	 * @throws RateLimiterUnavailableException when Redis cannot decide
 	 */
 	public static List<List<RateLimitDecision>> tryAcquireTogether(List<Call> calls) {
+		return RedisRateLimiter.join(together(calls, false));
+	}
+
+	/**
+	 * Decides calls all or nothing in one script call, as {@link #tryAcquireTogether} does, without
+	 * holding the caller's thread while Redis answers.
+	 * @param calls the calls, of limiters {@link #canDecideTogether} accepts
+	 * @return the decisions, as {@link #tryAcquireTogether} returns them, completed exceptionally with
+	 * {@link RateLimiterUnavailableException} when Redis cannot decide
+	 * @throws IllegalArgumentException when an argument is invalid
+	 */
+	public static CompletableFuture<List<List<RateLimitDecision>>> tryAcquireTogetherAsync(List<Call> calls) {
+		return together(calls, true);
+	}
+
+	private static CompletableFuture<List<List<RateLimitDecision>>> together(List<Call> calls, boolean async) {
 		Assert.notEmpty(calls, "calls must not be empty");
 		for (Call call : calls) {
 			Assert.notNull(call.key(), "key must not be null");
@@ -57,66 +76,84 @@ public final class RedisRateLimiters {
 		}
 		RedisRateLimiter first = calls.get(0).limiter();
 		LocalDenialCache denials = first.denialCache;
-		long sentAt = (denials != null) ? denials.now() : 0;
-		String firstDenialKey = (denials != null) ? first.keys.denial(calls.get(0).key(), calls.get(0).limits()) : null;
-		if (denials != null) {
-			List<RateLimitDecision> cached = denials.lookup(firstDenialKey, calls.get(0).permits());
-			if (cached != null) {
-				return List.of(cached);
-			}
+		if (denials == null) {
+			return decide(first, calls, async);
 		}
-		boolean remembered = false;
-		try {
-			List<List<RateLimitDecision>> decisions = decide(first, calls);
-			List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
-			if (denials != null && last.stream().anyMatch((decision) -> !decision.allowed())) {
-				// the call that was refused is refused from memory until it could be granted
-				Call refused = calls.get(decisions.size() - 1);
-				denials.remember(refused.limiter().keys.denial(refused.key(), refused.limits()), refused.permits(),
-						sentAt, last);
-				remembered = decisions.size() == 1;
+		String firstDenialKey = first.keys.denial(calls.get(0).key(), calls.get(0).limits());
+		long firstPermits = calls.get(0).permits();
+		CompletableFuture<@Nullable List<RateLimitDecision>> cached = async
+				? denials.lookupAsync(firstDenialKey, firstPermits)
+				: CompletableFuture.completedFuture(denials.lookup(firstDenialKey, firstPermits));
+		return cached.thenCompose((remembered) -> {
+			if (remembered != null) {
+				return CompletableFuture.completedFuture(List.of(remembered));
 			}
-			return decisions;
-		}
-		finally {
-			if (denials != null && !remembered) {
-				// callers waiting for the first call's key ask Redis themselves
+			long sentAt = denials.now();
+			return decide(first, calls, async).whenComplete((decisions, failure) -> {
+				if (decisions != null) {
+					List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
+					if (last.stream().anyMatch((decision) -> !decision.allowed())) {
+						// the call that was refused is refused from memory until it could be granted
+						Call refused = calls.get(decisions.size() - 1);
+						denials.remember(refused.limiter().keys.denial(refused.key(), refused.limits()),
+								refused.permits(), sentAt, last);
+					}
+				}
+				// callers waiting for the first call's key read what was remembered, or ask Redis themselves
 				denials.settle(firstDenialKey);
-			}
-		}
+			});
+		});
 	}
 
-	private static List<List<RateLimitDecision>> decide(RedisRateLimiter first, List<Call> calls) {
+	private static CompletableFuture<List<List<RateLimitDecision>>> decide(RedisRateLimiter first, List<Call> calls,
+			boolean async) {
 		CircuitBreaker breaker = first.circuitBreaker;
 		if (breaker != null && !breaker.tryAcquirePermission()) {
-			throw new RateLimiterUnavailableException("Redis is not called while its circuit breaker is open", null);
+			return CompletableFuture.failedFuture(
+					new RateLimiterUnavailableException("Redis is not called while its circuit breaker is open", null));
 		}
-		List<?> reply;
+		CompletableFuture<List<?>> reply;
 		try {
-			reply = run(calls);
+			reply = run(calls, async);
 		}
 		catch (RuntimeException ex) {
-			if (breaker != null) {
-				breaker.onFailure(ex);
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return reply.thenApply(RedisRateLimiters::checked).handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = RedisRateLimiter.unwrap(failure);
+				if (breaker != null) {
+					breaker.onFailure(cause);
+				}
+				if (cause instanceof Error error) {
+					throw error;
+				}
+				throw new RateLimiterUnavailableException("Redis could not decide: " + cause, cause);
 			}
-			throw new RateLimiterUnavailableException("Redis could not decide: " + ex, ex);
-		}
-		if (breaker != null) {
-			breaker.onSuccess();
-		}
-		int answered = (int) RedisScripts.number(reply, 0);
-		List<List<RateLimitDecision>> decisions = new ArrayList<>(answered);
-		int offset = 1;
-		for (int c = 0; c < answered; c++) {
-			Call call = calls.get(c);
-			int size = 4 * call.limits().size();
-			decisions.add(RedisScripts.decisions(reply.subList(offset, offset + size), call.limits()));
-			offset += size;
-		}
-		return decisions;
+			if (breaker != null) {
+				breaker.onSuccess();
+			}
+			int answered = (int) RedisScripts.number(answer, 0);
+			List<List<RateLimitDecision>> decisions = new ArrayList<>(answered);
+			int offset = 1;
+			for (int c = 0; c < answered; c++) {
+				Call call = calls.get(c);
+				int size = 4 * call.limits().size();
+				decisions.add(RedisScripts.decisions(answer.subList(offset, offset + size), call.limits()));
+				offset += size;
+			}
+			return decisions;
+		});
 	}
 
-	private static List<?> run(List<Call> calls) {
+	private static List<?> checked(List<?> reply) {
+		if (reply == null || reply.isEmpty()) {
+			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
+		}
+		return reply;
+	}
+
+	private static CompletableFuture<List<?>> run(List<Call> calls, boolean async) {
 		List<String> keys = new ArrayList<>();
 		List<String> args = new ArrayList<>();
 		List<String> callArgs = new ArrayList<>();
@@ -131,11 +168,9 @@ public final class RedisRateLimiters {
 			callArgs.addAll(ownArgs);
 		}
 		args.addAll(callArgs);
-		List<?> reply = calls.get(0).limiter().runner.run(RedisScripts.TOGETHER, keys, args);
-		if (reply == null || reply.isEmpty()) {
-			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
-		}
-		return reply;
+		RedisScriptRunner runner = calls.get(0).limiter().runner;
+		return async ? runner.runAsync(RedisScripts.TOGETHER, keys, args)
+				: CompletableFuture.completedFuture(runner.run(RedisScripts.TOGETHER, keys, args));
 	}
 
 	/**

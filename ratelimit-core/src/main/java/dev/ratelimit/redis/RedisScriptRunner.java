@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -21,6 +22,25 @@ public interface RedisScriptRunner {
 	 * @throws org.springframework.dao.DataAccessException when Redis fails or does not answer in time
 	 */
 	List<?> run(RedisScript<List> script, List<String> keys, List<String> args);
+
+	/**
+	 * Runs a script without making the caller wait for Redis. By default it runs in the calling thread
+	 * and returns a completed future; runners that can wait without holding a thread, such as
+	 * {@link LettuceScriptRunner}, override it.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return the script's array reply, completed exceptionally with a
+	 * {@link org.springframework.dao.DataAccessException} when Redis fails or does not answer in time
+	 */
+	default CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
+		try {
+			return CompletableFuture.completedFuture(run(script, keys, args));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Returns whether one script may take keys of any hash slots, as on a standalone or Sentinel Redis:
