@@ -66,8 +66,11 @@ class GatewayRateLimiterFailureModeTests {
 			assertThat(gateway.get("/orders/1", "alice").statusCode()).isEqualTo(200);
 			HttpResponse<String> refused = gateway.get("/orders/1", "alice");
 			assertThat(refused.statusCode()).isEqualTo(429);
-			assertThat(refused.headers().firstValue("Retry-After")).hasValue("3600");
-			assertThat(refused.headers().firstValue("RateLimit")).hasValue("\"orders\";r=0;t=3600");
+			// the in-memory window runs on this machine's clock: a slow moment may have taken a second off it
+			assertThat(refused.headers().firstValue("Retry-After")).hasValueSatisfying(
+					(seconds) -> assertThat(Long.parseLong(seconds)).isBetween(3590L, 3600L));
+			assertThat(refused.headers().firstValue("RateLimit")).hasValueSatisfying(
+					(value) -> assertThat(value).matches("\"orders\";r=0;t=(359\\d|3600)"));
 			// each key has a budget of its own in memory too
 			assertThat(gateway.get("/orders/1", "bob").statusCode()).isEqualTo(200);
 		}

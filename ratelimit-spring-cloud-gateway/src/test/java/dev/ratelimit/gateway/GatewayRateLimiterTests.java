@@ -1,6 +1,9 @@
 package dev.ratelimit.gateway;
 
 import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
@@ -9,13 +12,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.RedisRateLimiter;
+import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.testsupport.RedisTestServer;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real gateway routing to a real backend, both on 127.0.0.1, with ratelimit's rate limiter deciding on the
- * test Redis. Windows are long, so that no test waits for one to pass; each test has keys of its own.
+ * test Redis. Windows are long, so that no test waits for one to pass; each test has keys of its own. The
+ * fixed window decides at a time the test holds still, so that the headers' figures are exact however slow
+ * the machine; the other algorithms are the starter's own.
  */
 class GatewayRateLimiterTests {
 
@@ -41,7 +55,7 @@ class GatewayRateLimiterTests {
 				"ratelimit.window=1h", "ratelimit.burst=2");
 		TestGateway.route(properties, backend, "gcra", "ratelimit.algorithm=GCRA", "ratelimit.limit=1",
 				"ratelimit.window=1h", "ratelimit.burst=2");
-		gateway = TestGateway.start(properties);
+		gateway = TestGateway.start(properties, FrozenClock.class);
 	}
 
 	@AfterAll
@@ -141,9 +155,33 @@ class GatewayRateLimiterTests {
 	}
 
 	@Test
+	void decidesWithTheApplicationsLimiterOfAnAlgorithmAndTheStartersOfTheOthers() {
+		assertThat(gateway.context().getBean(GatewayRateLimiter.class).rule("orders").algorithm())
+			.isEqualTo(Algorithm.FIXED_WINDOW);
+		assertThat(gateway.context().getBeansOfType(FixedWindowRateLimiter.class)).containsOnlyKeys("frozenFixedWindow");
+		assertThat(gateway.context().getBeansOfType(GcraRateLimiter.class)).containsOnlyKeys("gcraRateLimiter");
+	}
+
+	@Test
 	void refusesARequestWithoutAKeyAsTheFilterDoes() {
 		// the KeyResolver finds no X-Client: Spring Cloud Gateway's deny-empty-key answers 403
 		assertThat(gateway.get("/orders/1", null).statusCode()).isEqualTo(403);
+	}
+
+	/**
+	 * The application's own fixed-window limiter, which replaces the starter's for the routes too.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class FrozenClock {
+
+		@Bean
+		FixedWindowRateLimiter frozenFixedWindow(RedisScriptRunner runner, RateLimitProperties properties) {
+			return new FixedWindowRateLimiter(RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, runner)
+				.keyPrefix(properties.getKeyPrefix())
+				.clock(Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC))
+				.build());
+		}
+
 	}
 
 }

@@ -6,11 +6,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import reactor.core.publisher.Mono;
 
@@ -67,11 +68,8 @@ final class TestGateway implements AutoCloseable {
 	 */
 	static Map<String, Object> route(Map<String, Object> properties, Backend backend, String id,
 			String... args) {
-		int index = (int) properties.keySet().stream().filter((key) -> key.matches(".*routes\\[\\d+\\]\\.id")).count();
-		String route = ROUTES + "[" + index + "]";
-		properties.put(route + ".id", id);
-		properties.put(route + ".uri", backend.uri());
-		properties.put(route + ".predicates[0]", "Path=/" + id + "/**");
+		String route = ROUTES + "[" + routes(properties) + "]";
+		unlimitedRoute(properties, backend, id);
 		properties.put(route + ".filters[0].name", "RequestRateLimiter");
 		for (String arg : args) {
 			int equals = arg.indexOf('=');
@@ -80,8 +78,24 @@ final class TestGateway implements AutoCloseable {
 		return properties;
 	}
 
-	static TestGateway start(Map<String, Object> properties) {
-		return new TestGateway(new SpringApplicationBuilder(Application.class).web(WebApplicationType.REACTIVE)
+	/**
+	 * Adds a route to the backend without a rate limit, for requests under {@code /<id>/}.
+	 */
+	static Map<String, Object> unlimitedRoute(Map<String, Object> properties, Backend backend, String id) {
+		String route = ROUTES + "[" + routes(properties) + "]";
+		properties.put(route + ".id", id);
+		properties.put(route + ".uri", backend.uri());
+		properties.put(route + ".predicates[0]", "Path=/" + id + "/**");
+		return properties;
+	}
+
+	private static long routes(Map<String, Object> properties) {
+		return properties.keySet().stream().filter((key) -> key.startsWith(ROUTES) && key.endsWith("].id")).count();
+	}
+
+	static TestGateway start(Map<String, Object> properties, Class<?>... configurations) {
+		return new TestGateway(new SpringApplicationBuilder(Application.class).sources(configurations)
+			.web(WebApplicationType.REACTIVE)
 			.properties(properties)
 			.run());
 	}
@@ -99,17 +113,8 @@ final class TestGateway implements AutoCloseable {
 	 * when it is {@code null}.
 	 */
 	HttpResponse<String> get(String path, String client) {
-		List<String> headers = new ArrayList<>();
-		if (client != null) {
-			headers.add("X-Client");
-			headers.add(client);
-		}
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path));
-		if (!headers.isEmpty()) {
-			request.headers(headers.toArray(String[]::new));
-		}
 		try {
-			return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+			return http.send(request(path, client), HttpResponse.BodyHandlers.ofString());
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -118,6 +123,22 @@ final class TestGateway implements AutoCloseable {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * Sends a GET through the gateway without waiting for the answer.
+	 */
+	CompletableFuture<HttpResponse<String>> getAsync(String path, String client) {
+		return http.sendAsync(request(path, client), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpRequest request(String path, String client) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.timeout(Duration.ofSeconds(30));
+		if (client != null) {
+			request.header("X-Client", client);
+		}
+		return request.build();
 	}
 
 	@Override
@@ -129,9 +150,15 @@ final class TestGateway implements AutoCloseable {
 	@EnableAutoConfiguration
 	static class Application {
 
+		/** How many requests the key resolver has read, in every gateway of the test run. */
+		static final AtomicInteger resolved = new AtomicInteger();
+
 		@Bean
 		KeyResolver clientKeyResolver() {
-			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Client"));
+			return (exchange) -> {
+				resolved.incrementAndGet();
+				return Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Client"));
+			};
 		}
 
 	}
