@@ -1,13 +1,10 @@
-package dev.ratelimit.sample;
+package dev.ratelimit.testsupport;
 
 import java.net.URI;
 import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
-
-import dev.ratelimit.testsupport.RedisBinary;
-import dev.ratelimit.testsupport.RedisServerProcess;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
@@ -18,16 +15,21 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.StringUtils;
 
 /**
- * Gives the sample a Redis when none answers at the configured address: starts the redis-server
+ * Gives a sample application a Redis when none answers at the configured address: starts the redis-server
  * binary shipped in the embedded-redis artifact on a free port of 127.0.0.1, points
  * {@code spring.data.redis.*} at it, and stops it when the JVM exits (Ctrl-C included). Set
- * {@code sample.embedded-redis.enabled=false} to never start one.
+ * {@code sample.embedded-redis.enabled=false} to never start one. Only the samples register it, in their
+ * {@code META-INF/spring.factories}: the starter never starts servers, nor do the tests through it.
  */
-class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
 	private final Log logger;
 
-	EmbeddedRedisEnvironmentPostProcessor(DeferredLogFactory logFactory) {
+	/**
+	 * Creates the post-processor, as Spring Boot does.
+	 * @param logFactory the log factory of the application starting
+	 */
+	public EmbeddedRedisEnvironmentPostProcessor(DeferredLogFactory logFactory) {
 		this.logger = logFactory.getLog(EmbeddedRedisEnvironmentPostProcessor.class);
 	}
 
@@ -51,7 +53,7 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor,
 	 * @param environment the environment
 	 * @return the server started, which the caller stops, or {@code null}
 	 */
-	@Nullable RedisServerProcess startIfNoneAnswers(ConfigurableEnvironment environment) {
+	public @Nullable RedisServerProcess startIfNoneAnswers(ConfigurableEnvironment environment) {
 		if (!environment.getProperty("sample.embedded-redis.enabled", Boolean.class, true)) {
 			return null;
 		}
