@@ -11,6 +11,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 
@@ -64,10 +65,12 @@ public class RateLimitEndpoint {
 			rules.add(new RuleDescriptor(rule.name(), rule.source(),
 					rule.paths().stream().map((path) -> path.getPatternString()).toList(),
 					rule.methods().stream().sorted().toList(), rule.algorithm().id(), rule.key(), rule.cost(),
-					rule.shadow(), limits));
+					rule.shadow(), limits, rule.allowKeys().size()));
 		}
 		String redis = (this.circuitBreaker != null) ? this.circuitBreaker.state().id() : "unknown";
-		return new RulesDescriptor(this.failureMode.id(), redis, rules);
+		AddressLists lists = this.rules.addressLists();
+		return new RulesDescriptor(this.failureMode.id(), redis, rules,
+				lists.allow().stream().map(Object::toString).toList(), lists.deny().stream().map(Object::toString).toList());
 	}
 
 	/**
@@ -172,9 +175,11 @@ public class RateLimitEndpoint {
 	 * @param failureMode the failure mode, such as {@code fail-open}
 	 * @param redis the state of the circuit breaker guarding Redis: {@code closed} while Redis decides
 	 * @param rules the rules
+	 * @param allowedAddresses the client addresses and blocks whose requests skip every rule
+	 * @param deniedAddresses the client addresses and blocks refused with 403 before any rule
 	 */
-	public record RulesDescriptor(String failureMode, String redis, List<RuleDescriptor> rules)
-			implements OperationResponseBody {
+	public record RulesDescriptor(String failureMode, String redis, List<RuleDescriptor> rules,
+			List<String> allowedAddresses, List<String> deniedAddresses) implements OperationResponseBody {
 	}
 
 	/**
@@ -189,9 +194,11 @@ public class RateLimitEndpoint {
 	 * @param cost permits one request takes
 	 * @param shadow whether it only observes
 	 * @param limits its limits
+	 * @param allowKeys how many key values are exempt from it (the values themselves, often internal API
+	 * keys, are not shown)
 	 */
 	public record RuleDescriptor(String name, String source, List<String> paths, List<String> methods,
-			String algorithm, String key, long cost, boolean shadow, List<LimitDescriptor> limits) {
+			String algorithm, String key, long cost, boolean shadow, List<LimitDescriptor> limits, int allowKeys) {
 	}
 
 	/**

@@ -1,9 +1,12 @@
 package dev.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimit.web.AddressLists;
+import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -18,6 +21,22 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 final class PropertyRules {
 
 	private PropertyRules() {
+	}
+
+	/**
+	 * Returns the CIDR blocks of a list of addresses, each bad one a startup error naming its property.
+	 */
+	static List<CidrBlock> blocks(String property, List<String> addresses) {
+		List<CidrBlock> blocks = new ArrayList<>();
+		for (int i = 0; i < addresses.size(); i++) {
+			blocks.add(PropertyErrors.check(property + "[" + i + "]", addresses.get(i), CidrBlock::parse));
+		}
+		return blocks;
+	}
+
+	static AddressLists addressLists(RateLimitProperties properties) {
+		return new AddressLists(blocks("ratelimit.allow.addresses", properties.getAllow().getAddresses()),
+				blocks("ratelimit.deny.addresses", properties.getDeny().getAddresses()));
 	}
 
 	static List<RateLimitRule> of(RateLimitProperties properties, RateLimitRuleFactory factory) {
@@ -44,7 +63,8 @@ final class PropertyRules {
 		}
 		try {
 			return factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(), rule.getKey(),
-					rule.getMissingKey(), rule.getCost(), rule.getShadow());
+					rule.getMissingKey(), rule.getCost(), rule.getShadow())
+				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

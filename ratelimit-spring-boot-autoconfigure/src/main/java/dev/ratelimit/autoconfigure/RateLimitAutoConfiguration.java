@@ -1,11 +1,5 @@
 package dev.ratelimit.autoconfigure;
 
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.IdentityHashMap;
-import java.util.Map;
-import java.util.Set;
-
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
@@ -13,7 +7,6 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
@@ -25,7 +18,6 @@ import dev.ratelimit.redis.SlidingWindowRateLimiter;
 import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -126,69 +118,26 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	/**
-	 * The parts every limiter of the starter shares, for the web layers of this module and of the
-	 * integrations (Spring Cloud Gateway) to build their limiters from.
-	 *
-	 * @param runner runs the scripts
-	 * @param keyPrefix the first segment of every key
-	 * @param circuitBreaker keeps calls away from a failing Redis
-	 * @param denialCache refuses keys Redis refused without calling it again, or {@code null}
-	 * @param fallback decides in memory while Redis cannot, in the {@code local} failure mode; else
-	 * {@code null}
+	 * The parts every limiter of the starter shares.
 	 */
-	public record Limiters(RedisScriptRunner runner, String keyPrefix, CircuitBreaker circuitBreaker,
+	record Limiters(RedisScriptRunner runner, String keyPrefix, CircuitBreaker circuitBreaker,
 			@Nullable LocalDenialCache denialCache, @Nullable LocalRateLimiter fallback) {
 
 		/**
 		 * Builds the limiter of a bean that applications call directly: in the {@code local} failure mode it
 		 * decides in memory while Redis cannot.
-		 * @param algorithm the algorithm
-		 * @return the limiter
 		 */
-		public RedisRateLimiter build(Algorithm algorithm) {
+		RedisRateLimiter build(Algorithm algorithm) {
 			return builder(algorithm).fallback(this.fallback).build();
 		}
 
 		/**
 		 * Builds the limiter that decides rules: without a fallback, since the
-		 * {@link dev.ratelimit.web.RateLimitEnforcer} (or an integration's limiter) applies every failure
-		 * mode itself, with the same in-memory limiter and keys.
-		 * @param algorithm the algorithm
-		 * @return the limiter
+		 * {@link dev.ratelimit.web.RateLimitEnforcer} applies every failure mode itself, with the same
+		 * in-memory limiter and keys.
 		 */
-		public RedisRateLimiter forRules(Algorithm algorithm) {
+		RedisRateLimiter forRules(Algorithm algorithm) {
 			return builder(algorithm).build();
-		}
-
-		/**
-		 * Returns the limiter that decides the rules of each algorithm: a {@link RateLimiter} bean the
-		 * application declares always replaces the starter's for its algorithm, whatever the order of the
-		 * beans; the starter's own limiters decide the others, without the fallback its beans carry for
-		 * direct callers.
-		 * @param limiters the limiter beans
-		 * @param starterParts the starter's parts, or {@code null} when the starter registers no limiter
-		 * @param beanFactory tells the starter's limiter beans from the application's
-		 * @return the limiter of each algorithm that has one
-		 */
-		public static Map<Algorithm, RateLimiter> forEachAlgorithm(ObjectProvider<RateLimiter> limiters,
-				@Nullable Limiters starterParts, ConfigurableListableBeanFactory beanFactory) {
-			Set<Object> starters = Collections.newSetFromMap(new IdentityHashMap<>());
-			for (String name : beanFactory.getBeanNamesForType(RateLimiter.class)) {
-				if (beanFactory.containsBeanDefinition(name) && RateLimitAutoConfiguration.class.getName()
-					.equals(beanFactory.getMergedBeanDefinition(name).getFactoryBeanName())) {
-					starters.add(beanFactory.getBean(name));
-				}
-			}
-			Map<Algorithm, RateLimiter> chosen = new EnumMap<>(Algorithm.class);
-			limiters.orderedStream()
-				.filter((limiter) -> !starters.contains(limiter))
-				.forEach((limiter) -> chosen.putIfAbsent(limiter.algorithm(), limiter));
-			if (starterParts != null) {
-				for (Algorithm algorithm : Algorithm.values()) {
-					chosen.computeIfAbsent(algorithm, starterParts::forRules);
-				}
-			}
-			return chosen;
 		}
 
 		private RedisRateLimiter.Builder builder(Algorithm algorithm) {

@@ -79,6 +79,10 @@ public class RateLimitProperties {
 
 	private final Filter filter = new Filter();
 
+	private final Addresses allow = new Addresses();
+
+	private final Addresses deny = new Addresses();
+
 	/**
 	 * Rules by name; each applies to the requests its paths and methods match.
 	 */
@@ -162,6 +166,14 @@ public class RateLimitProperties {
 
 	public Headers getHeaders() {
 		return this.headers;
+	}
+
+	public Addresses getAllow() {
+		return this.allow;
+	}
+
+	public Addresses getDeny() {
+		return this.deny;
 	}
 
 	public Filter getFilter() {
@@ -298,12 +310,33 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * The servlet filter that applies the rules from properties.
+	 * Client addresses, for the allow list (requests skip every rule, without a Redis call) and the deny
+	 * list (requests are refused with 403 before any rule).
+	 */
+	public static class Addresses {
+
+		/**
+		 * IP addresses and CIDR blocks, such as 10.0.0.0/8 or 2001:db8::/32, matched against the client address (after trusted proxies).
+		 */
+		private List<String> addresses = new ArrayList<>();
+
+		public List<String> getAddresses() {
+			return this.addresses;
+		}
+
+		public void setAddresses(List<String> addresses) {
+			this.addresses = addresses;
+		}
+
+	}
+
+	/**
+	 * The filter that applies the rules from properties: the servlet filter, or the WebFlux web filter.
 	 */
 	public static class Filter {
 
 		/**
-		 * Order of the filter: after Spring Boot's early filters, before Spring Security's (-100).
+		 * Order of the servlet filter or WebFlux web filter: after Spring Boot's early filters, before Spring Security's (-100).
 		 */
 		private int order = DEFAULT_FILTER_ORDER;
 
@@ -359,6 +392,11 @@ public class RateLimitProperties {
 		private long cost = 1;
 
 		/**
+		 * Key values exempt from the rule, such as internal API keys: their requests skip it without a Redis call.
+		 */
+		private List<String> allowKeys = new ArrayList<>();
+
+		/**
 		 * Whether the rule only observes, refusing nothing; ratelimit.shadow when not set.
 		 */
 		private @Nullable Boolean shadow;
@@ -409,6 +447,14 @@ public class RateLimitProperties {
 
 		public void setMissingKey(MissingKey missingKey) {
 			this.missingKey = missingKey;
+		}
+
+		public List<String> getAllowKeys() {
+			return this.allowKeys;
+		}
+
+		public void setAllowKeys(List<String> allowKeys) {
+			this.allowKeys = allowKeys;
 		}
 
 		public long getCost() {

@@ -1,11 +1,17 @@
 package dev.ratelimit.autoconfigure;
 
-import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
@@ -16,6 +22,7 @@ import dev.ratelimit.web.RateLimitObserver;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -24,9 +31,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.context.WebApplicationContext;
 
 /**
  * Registers what every web stack shares: the {@link RateLimitRules} of {@code ratelimit.rules.*} and of
@@ -35,7 +43,7 @@ import org.springframework.context.annotation.Bean;
  * the client-address resolver and the {@link RateLimitRejectionHandler}.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class })
-@ConditionalOnWebApplication(type = Type.SERVLET)
+@ConditionalOnWebApplication
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitWebAutoConfiguration {
@@ -43,12 +51,8 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ClientAddressResolver rateLimitClientAddressResolver(RateLimitProperties properties) {
-		List<CidrBlock> blocks = new ArrayList<>();
-		List<String> proxies = properties.getTrustedProxies();
-		for (int i = 0; i < proxies.size(); i++) {
-			blocks.add(PropertyErrors.check("ratelimit.trusted-proxies[" + i + "]", proxies.get(i), CidrBlock::parse));
-		}
-		return new ClientAddressResolver(blocks, properties.getForwardedHeader());
+		return new ClientAddressResolver(PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
+				properties.getForwardedHeader());
 	}
 
 	@Bean
@@ -66,13 +70,16 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
-			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory,
+			ApplicationContext context) {
+		// a servlet application's key resolvers read servlet requests, a reactive one's read exchanges
+		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
+				: ReactiveRateLimitKeyResolver.class;
 		RateLimitRuleFactory factory = new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
-				new BeanKeyResolvers(beanFactory, RateLimitKeyResolver.class), properties.isShadow());
+				new BeanKeyResolvers(beanFactory, keyResolverType), properties.isShadow());
 		try {
 			return new RateLimitRules(PropertyRules.of(properties, factory), factory,
-					RateLimitAutoConfiguration.Limiters.forEachAlgorithm(limiters, starterParts.getIfAvailable(),
-						beanFactory));
+					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(ex);
@@ -85,6 +92,32 @@ public final class RateLimitWebAutoConfiguration {
 			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers) {
 		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
 				RateLimitObserver.composite(observers.orderedStream().toList()));
+	}
+
+	/**
+	 * Returns the limiter of each algorithm: a {@link RateLimiter} bean the application declares always
+	 * replaces the starter's for its algorithm, whatever the order of the beans; the starter's own
+	 * limiters decide the others, without the fallback its beans carry for direct callers.
+	 */
+	static Map<Algorithm, RateLimiter> limiters(ObjectProvider<RateLimiter> limiters,
+			RateLimitAutoConfiguration.@Nullable Limiters starterParts, ConfigurableListableBeanFactory beanFactory) {
+		Set<Object> starters = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (String name : beanFactory.getBeanNamesForType(RateLimiter.class)) {
+			if (beanFactory.containsBeanDefinition(name) && RateLimitAutoConfiguration.class.getName()
+				.equals(beanFactory.getMergedBeanDefinition(name).getFactoryBeanName())) {
+				starters.add(beanFactory.getBean(name));
+			}
+		}
+		Map<Algorithm, RateLimiter> chosen = new EnumMap<>(Algorithm.class);
+		limiters.orderedStream()
+			.filter((limiter) -> !starters.contains(limiter))
+			.forEach((limiter) -> chosen.putIfAbsent(limiter.algorithm(), limiter));
+		if (starterParts != null) {
+			for (Algorithm algorithm : Algorithm.values()) {
+				chosen.computeIfAbsent(algorithm, starterParts::forRules);
+			}
+		}
+		return chosen;
 	}
 
 	/**

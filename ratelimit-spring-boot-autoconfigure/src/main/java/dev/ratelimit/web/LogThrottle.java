@@ -5,9 +5,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Lets a log line through at most once a minute and counts the ones held back meanwhile, so that a
- * flood of requests never becomes a flood of log lines. Shared by the web layers and the integrations.
+ * flood of requests never becomes a flood of log lines.
  */
-public final class LogThrottle {
+final class LogThrottle {
 
 	private static final long INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -19,7 +19,7 @@ public final class LogThrottle {
 	 * Returns whether a line may be logged now; when it may, how many were held back since the last one.
 	 * @return the count held back since the last line, or {@code -1} when this one must be held back too
 	 */
-	public long tryLog() {
+	long tryLog() {
 		long now = System.nanoTime();
 		long due = this.next.get();
 		if (now - due >= 0 && this.next.compareAndSet(due, now + INTERVAL_NANOS)) {

@@ -28,9 +28,31 @@ import org.springframework.web.util.pattern.PathPattern;
  * annotated element
  * @param shadow whether the rule only observes: decisions are taken, counted and sent as headers, but no
  * request is refused
+ * @param allowKeys key values exempt from the rule (such as internal API keys): their requests skip it,
+ * without a Redis call
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
-		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow) {
+		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow,
+		Set<String> allowKeys) {
+
+	/**
+	 * Returns this rule with key values exempt from it.
+	 * @param keys the exempt key values
+	 * @return the rule
+	 */
+	public RateLimitRule withAllowKeys(Set<String> keys) {
+		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys));
+	}
+
+	/**
+	 * Returns whether a key value is exempt from the rule.
+	 * @param keyValue the value the request's key resolves to, or {@code null}
+	 * @return {@code true} when the rule lists it among its {@code allow-keys}
+	 */
+	public boolean exempts(@Nullable String keyValue) {
+		return keyValue != null && !this.allowKeys.isEmpty() && this.allowKeys.contains(keyValue);
+	}
 
 	/**
 	 * Returns whether the rule applies to a request of this path and method.
@@ -88,7 +110,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 	/**
 	 * Returns the kind of key, the part of {@link #key()} before any {@code :}.
-	 * @return {@code ip}, {@code header}, {@code param}, {@code principal} or {@code bean}
+	 * @return {@code ip}, {@code header}, {@code param}, {@code principal} or {@code bean}; {@code resolver} for a
+	 * rule whose key a resolver of its own finds (a gateway route's)
 	 */
 	public String keyKind() {
 		int colon = this.key.indexOf(':');

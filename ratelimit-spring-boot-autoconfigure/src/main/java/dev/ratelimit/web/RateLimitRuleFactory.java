@@ -37,6 +37,12 @@ public final class RateLimitRuleFactory {
 	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
 			"TRACE");
 
+	/**
+	 * The key of a rule attached where a key resolver of its own finds the key, such as a Spring Cloud Gateway
+	 * route's {@code KeyResolver}: a request charges {@code <rule>:resolver:<key>}.
+	 */
+	public static final String RESOLVER_KEY = "resolver";
+
 	private static final String KEY_FORMS = "use ip, header:<Name>, param:<name>, principal or bean:<name>";
 
 	private final Algorithm defaultAlgorithm;
@@ -89,7 +95,8 @@ public final class RateLimitRuleFactory {
 
 	/**
 	 * Creates a rule that applies where it is attached rather than by path, such as the
-	 * {@code RequestRateLimiter} filter of a Spring Cloud Gateway route, whose key resolver finds the key.
+	 * {@code RequestRateLimiter} filter of a Spring Cloud Gateway route, whose key resolver finds the key: its
+	 * key is {@link #RESOLVER_KEY}.
 	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
 	 * @param limits the rule's limits, at least one
 	 * @param algorithm the algorithm, {@code null} for the default
@@ -101,8 +108,9 @@ public final class RateLimitRuleFactory {
 	public RateLimitRule forAttachment(String name, List<LimitDefinition> limits, @Nullable Algorithm algorithm,
 			long cost, String source) {
 		checkName(name);
-		return build(name, List.of(), Set.of(), limits, algorithm, null, MissingKey.CLIENT_ADDRESS, cost, source,
-				this.shadow);
+		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
+		return new RateLimitRule(name, List.of(), Set.of(), checkedLimits(name, limits, chosen, cost), chosen,
+				RESOLVER_KEY, MissingKey.CLIENT_ADDRESS, cost, source, this.shadow, Set.of());
 	}
 
 	/**
@@ -206,6 +214,15 @@ public final class RateLimitRuleFactory {
 			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key,
 			MissingKey missingKey, long cost, String source, boolean shadow) {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
+		List<RateLimit> limits = checkedLimits(name, definitions, chosen, cost);
+		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
+		checkKey(name, keySpec);
+		return new RateLimitRule(name, List.copyOf(patterns), methods, limits, chosen, keySpec, missingKey, cost,
+				source, shadow, Set.of());
+	}
+
+	private static List<RateLimit> checkedLimits(String name, List<LimitDefinition> definitions, Algorithm algorithm,
+			long cost) {
 		if (definitions.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
 		}
@@ -214,15 +231,12 @@ public final class RateLimitRuleFactory {
 			limits.add(definition.toRateLimit(name));
 		}
 		try {
-			chosen.check(limits, cost);
+			algorithm.check(limits, cost);
 		}
 		catch (InvalidRateLimitException ex) {
 			throw invalid(name, ex, definitions, limits, cost);
 		}
-		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
-		checkKey(name, keySpec);
-		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
-				missingKey, cost, source, shadow);
+		return List.copyOf(limits);
 	}
 
 	private static InvalidRateLimitRuleException invalid(String rule, InvalidRateLimitException ex,

@@ -40,6 +40,10 @@ public final class RateLimitRules {
 
 	private final List<RateLimitRule> all = new CopyOnWriteArrayList<>();
 
+	private volatile boolean anyHandlerRules;
+
+	private final AddressLists addressLists;
+
 	/**
 	 * Creates the registry.
 	 * @param pathRules the rules that apply by path and method, from properties
@@ -50,6 +54,21 @@ public final class RateLimitRules {
 	 */
 	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
 			Map<Algorithm, ? extends RateLimiter> limiters) {
+		this(pathRules, factory, limiters, AddressLists.NONE);
+	}
+
+	/**
+	 * Creates the registry with client addresses allowed past every rule or denied before any.
+	 * @param pathRules the rules that apply by path and method, from properties
+	 * @param factory builds the rules of annotated handlers
+	 * @param limiters the limiter of each algorithm
+	 * @param addressLists the allowed and denied client addresses
+	 * @throws InvalidRateLimitRuleException when two rules share a name or a rule's algorithm has no
+	 * limiter
+	 */
+	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
+			Map<Algorithm, ? extends RateLimiter> limiters, AddressLists addressLists) {
+		this.addressLists = addressLists;
 		this.pathRules = List.copyOf(pathRules);
 		this.factory = factory;
 		this.limiters = Map.copyOf(limiters);
@@ -109,8 +128,28 @@ public final class RateLimitRules {
 				(key) -> {
 					List<RateLimitRule> built = this.factory.forHandler(key.method(), key.beanType());
 					built.forEach(this::register);
+					if (!built.isEmpty()) {
+						this.anyHandlerRules = true;
+					}
 					return List.copyOf(built);
 				});
+	}
+
+	/**
+	 * Returns whether a handler has rules of its own, so that a web stack need not look a request's
+	 * handler up when none has.
+	 * @return {@code true} once the rules of an annotated handler were built
+	 */
+	public boolean hasHandlerRules() {
+		return this.anyHandlerRules;
+	}
+
+	/**
+	 * Returns the client addresses allowed past every rule and those denied before any.
+	 * @return the lists
+	 */
+	public AddressLists addressLists() {
+		return this.addressLists;
 	}
 
 	/**

@@ -296,6 +296,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.rules.bad.paths        | /api/**/x/**       | use Spring path patterns
 			ratelimit.trusted-proxies[0]     | 10.0.0.0/33        | invalid prefix length
 			ratelimit.trusted-proxies[0]     | proxy.example.com  | not an IP address or CIDR block
+			ratelimit.allow.addresses[0]     | 10.0.0.0/33        | invalid prefix length
+			ratelimit.deny.addresses[0]      | intranet           | not an IP address or CIDR block
 			""")
 	void refusesToStartWithABadPropertyAndNamesIt(String property, String value, String reason) {
 		this.runner

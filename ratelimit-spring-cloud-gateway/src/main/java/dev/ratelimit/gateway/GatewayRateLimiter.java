@@ -6,27 +6,25 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.FailureMode;
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
-import dev.ratelimit.redis.RedisKeys;
-import dev.ratelimit.web.AppliedLimit;
-import dev.ratelimit.web.LogThrottle;
+import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RateLimitVerdict;
 
+import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
 import org.springframework.context.ApplicationListener;
@@ -37,12 +35,12 @@ import org.springframework.util.Assert;
  * The {@link RateLimiter} of Spring Cloud Gateway's {@code RequestRateLimiter} filter on ratelimit's
  * limiters: any algorithm, several limits charged all or nothing, a cost per request, configured per route
  * through the filter's {@code ratelimit.*} args the way Spring Cloud Gateway's {@code RedisRateLimiter} reads
- * {@code redis-rate-limiter.*}. A request is charged under its route and the key the route's
- * {@code KeyResolver} found; its response carries the {@code RateLimit-Policy} and {@code RateLimit} headers
- * and, when refused, {@code Retry-After}. Decisions never block the calling thread: Redis answers through
- * {@link dev.ratelimit.RateLimiter#tryAcquireAsync}. When no decision can be reached the failure mode
- * applies: {@code fail-open} lets the request through, {@code fail-closed} refuses it (with the filter's
- * status and {@code Retry-After: 1}), {@code local} decides in this instance's memory.
+ * {@code redis-rate-limiter.*}. Each route's args become a rule, decided by the {@link RateLimitEnforcer} that
+ * decides the rules of every web stack, without blocking: a request charges {@code <route>:resolver:<key>},
+ * the key being what the route's {@code KeyResolver} found; its response carries the {@code RateLimit-Policy}
+ * and {@code RateLimit} headers and, when refused, {@code Retry-After}. When no decision can be reached the
+ * failure mode applies: {@code fail-open} lets the request through, {@code fail-closed} refuses it (with the
+ * filter's status and {@code Retry-After: 1}), {@code local} decides in this instance's memory.
  */
 public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config>, ApplicationListener<FilterArgsEvent> {
 
@@ -51,42 +49,29 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 
 	private static final Log logger = LogFactory.getLog(GatewayRateLimiter.class);
 
-	private final Map<Algorithm, dev.ratelimit.RateLimiter> limiters;
-
-	private final RouteArgs args;
-
-	private final FailureMode failureMode;
-
-	private final dev.ratelimit.@Nullable RateLimiter local;
+	private final RateLimitEnforcer enforcer;
 
 	private final RateLimitHeaders headers;
+
+	private final RouteArgs args;
 
 	private final Map<String, Config> configs = new ConcurrentHashMap<>();
 
 	private final Map<String, RateLimitRule> rules = new ConcurrentHashMap<>();
 
-	private final LogThrottle unexpected = new LogThrottle();
-
 	/**
 	 * Creates a limiter.
-	 * @param limiters the limiter of each algorithm, without a fallback of its own: this limiter applies the
-	 * failure mode
-	 * @param rules checks the limits of each route, and knows the default algorithm
-	 * @param failureMode what a request meets when no decision can be reached
-	 * @param local the in-memory limiter of the {@code local} failure mode, or {@code null} in the others
+	 * @param enforcer decides the rules of the routes and applies the failure mode
 	 * @param headers builds the rate-limit headers
+	 * @param rules checks the limits of each route, and knows the default algorithm
 	 */
-	public GatewayRateLimiter(Map<Algorithm, dev.ratelimit.RateLimiter> limiters, RateLimitRuleFactory rules,
-			FailureMode failureMode, dev.ratelimit.@Nullable RateLimiter local, RateLimitHeaders headers) {
-		Assert.notNull(limiters, "limiters must not be null");
-		Assert.notNull(rules, "rules must not be null");
-		Assert.notNull(failureMode, "failureMode must not be null");
+	public GatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers, RateLimitRuleFactory rules) {
+		Assert.notNull(enforcer, "enforcer must not be null");
 		Assert.notNull(headers, "headers must not be null");
-		this.limiters = Map.copyOf(limiters);
-		this.args = new RouteArgs(rules);
-		this.failureMode = failureMode;
-		this.local = local;
+		Assert.notNull(rules, "rules must not be null");
+		this.enforcer = enforcer;
 		this.headers = headers;
+		this.args = new RouteArgs(rules);
 	}
 
 	/**
@@ -119,7 +104,7 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 	 * @throws org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
 	 * naming the property at fault
 	 */
-	public void checkRoutes(org.springframework.cloud.gateway.config.GatewayProperties gateway) {
+	public void checkRoutes(GatewayProperties gateway) {
 		this.args.check(gateway);
 	}
 
@@ -137,67 +122,25 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 					+ "no ratelimit.limit and ratelimit.window in its args; set them, or give the filter a rate-limiter "
 					+ "of its own"));
 		}
-		String budgetId = routeId + ":" + id;
-		dev.ratelimit.RateLimiter limiter = this.limiters.get(rule.algorithm());
-		if (limiter == null) {
-			return Mono.error(new IllegalStateException("No rate limiter decides " + rule.algorithm().id()
-					+ ", the algorithm of route '" + routeId + "'"));
-		}
-		// a client that goes away does not cancel the limiter's call: Redis may already have charged it
-		return Mono.fromFuture(() -> limiter.tryAcquireAsync(budgetId, rule.limits(), rule.cost()), true)
-			.map((decisions) -> response(rule, decisions))
-			.onErrorResume((ex) -> Mono.just(onFailure(rule, budgetId, ex)));
-	}
-
-	private Response response(RateLimitRule rule, List<RateLimitDecision> decisions) {
-		List<AppliedLimit> applied = new ArrayList<>(decisions.size());
-		List<AppliedLimit> violated = new ArrayList<>(0);
-		for (int i = 0; i < decisions.size(); i++) {
-			AppliedLimit limit = new AppliedLimit(rule.policyName(i), rule.limits().get(i), decisions.get(i));
-			applied.add(limit);
-			if (!limit.decision().allowed()) {
-				violated.add(limit);
-			}
-		}
-		// a rule in shadow mode is decided and announced, never refuses
-		boolean refused = !violated.isEmpty() && !rule.shadow();
-		return new Response(!refused,
-				headers(new RateLimitVerdict(applied, refused ? violated : List.of(), false, null)));
+		// the filter asks on the event loop of the request's connection, where the key was resolved
+		EventExecutor loop = ThreadExecutorMap.currentExecutor();
+		// a client that goes away does not cancel the decision: Redis may already have charged it
+		Mono<Response> response = Mono
+			.fromFuture(() -> this.enforcer.enforceAsync(() -> "route '" + routeId + "'", List.of(rule),
+					new ResolvedKey(id)), true)
+			.map((verdict) -> new Response(verdict.allowed(), headers(verdict)));
+		return (loop != null) ? backOn(loop, response) : response;
 	}
 
 	/**
-	 * Applies the failure mode to a request whose decision could not be reached.
+	 * Brings a decision that Redis answered on Lettuce's thread back to the connection's event loop before the
+	 * filter goes on and writes the response, as the WebFlux filters of the starter do: a response written from
+	 * Lettuce's thread was, now and then, never sent. A decision already on the loop (from the local denial
+	 * cache) goes on at once.
 	 */
-	private Response onFailure(RateLimitRule rule, String budgetId, Throwable failure) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
-		if (!(cause instanceof RateLimiterUnavailableException)) {
-			logUnexpected(cause);
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("No decision for route '" + rule.name() + "'; the request meets ratelimit.failure-mode="
-					+ this.failureMode.id() + ": " + cause.getMessage());
-		}
-		if (this.failureMode == FailureMode.LOCAL && this.local != null) {
-			try {
-				return response(rule, this.local.tryAcquire(RedisKeys.fallback(rule.algorithm(), budgetId),
-						rule.limits(), rule.cost()));
-			}
-			catch (RuntimeException ex) {
-				logUnexpected(ex);
-			}
-		}
-		if (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow()) {
-			return new Response(false, headers(new RateLimitVerdict(List.of(), List.of(), true, null)));
-		}
-		return new Response(true, Map.of());
-	}
-
-	private void logUnexpected(Throwable ex) {
-		if (this.unexpected.tryLog() >= 0) {
-			logger.warn("The rate limiter failed unexpectedly; the request met ratelimit.failure-mode="
-					+ this.failureMode.id() + " (logged at most once a minute)", ex);
-		}
+	private static <T> Mono<T> backOn(EventExecutor loop, Mono<T> decision) {
+		return decision.flatMap((value) -> loop.inEventLoop() ? Mono.just(value)
+				: Mono.just(value).publishOn(Schedulers.fromExecutor(loop)));
 	}
 
 	private Map<String, String> headers(RateLimitVerdict verdict) {
@@ -233,6 +176,24 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 	 */
 	public @Nullable RateLimitRule rule(String routeId) {
 		return this.rules.get(routeId);
+	}
+
+	/**
+	 * The key the route's {@code KeyResolver} found, never empty: the filter refuses or lets through requests
+	 * without one before asking the limiter.
+	 */
+	private record ResolvedKey(String id) implements RateLimitEnforcer.RequestKeys {
+
+		@Override
+		public String keyValue(RateLimitRule rule) {
+			return this.id;
+		}
+
+		@Override
+		public String clientAddress() {
+			return this.id;
+		}
+
 	}
 
 	/**

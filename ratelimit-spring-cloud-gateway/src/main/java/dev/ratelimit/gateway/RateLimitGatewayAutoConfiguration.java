@@ -1,10 +1,11 @@
 package dev.ratelimit.gateway;
 
-import dev.ratelimit.LocalRateLimiter;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.web.KeyResolvers;
+import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitRuleFactory;
 
@@ -26,19 +27,19 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Makes ratelimit's {@link GatewayRateLimiter} the rate limiter of Spring Cloud Gateway's
- * {@code RequestRateLimiter} filter when the starter's Redis limiters are configured. Runs before the
- * gateway's own auto-configurations, so that the filter finds it, and removes the {@code RedisRateLimiter}
- * that Spring Cloud Gateway would register beside it: that bean backs off only for a bean of its own class. A
- * rate limiter of the application's own replaces this one.
+ * {@code RequestRateLimiter} filter when the starter's Redis limiters are configured, deciding with the
+ * {@link RateLimitEnforcer} of every web stack. Runs before the gateway's own auto-configurations, so that the
+ * filter finds it, and removes the {@code RedisRateLimiter} that Spring Cloud Gateway would register beside it:
+ * that bean backs off only for a bean of its own class. A rate limiter of the application's own replaces this one.
  */
-@AutoConfiguration(after = RateLimitAutoConfiguration.class,
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class },
 		beforeName = { "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration",
 				"org.springframework.cloud.gateway.config.GatewayAutoConfiguration" })
 @ConditionalOnClass({ org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class,
 		RequestRateLimiterGatewayFilterFactory.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = GatewayProperties.PREFIX + ".enabled", matchIfMissing = true)
-@ConditionalOnBean(RateLimitAutoConfiguration.Limiters.class)
+@ConditionalOnBean({ RedisScriptRunner.class, RateLimitEnforcer.class, RateLimitHeaders.class })
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitGatewayAutoConfiguration {
 
@@ -47,16 +48,10 @@ public final class RateLimitGatewayAutoConfiguration {
 	@Bean(LIMITER_BEAN_NAME)
 	@ConditionalOnMissingBean(org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class)
 	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
-	GatewayRateLimiter ratelimitGatewayRateLimiter(RateLimitAutoConfiguration.Limiters parts,
-			ObjectProvider<RateLimiter> limiters, ConfigurableListableBeanFactory beanFactory,
-			RateLimitProperties properties, ObjectProvider<LocalRateLimiter> local,
-			ObjectProvider<RateLimitHeaders> headers, ObjectProvider<GatewayProperties> gateway) {
-		RateLimitRuleFactory rules = new RateLimitRuleFactory(properties.getDefaultAlgorithm(), NoKeyResolvers.INSTANCE,
-				properties.isShadow());
-		GatewayRateLimiter limiter = new GatewayRateLimiter(
-				RateLimitAutoConfiguration.Limiters.forEachAlgorithm(limiters, parts, beanFactory), rules,
-				properties.getFailureMode(), local.getIfAvailable(), headers.getIfAvailable(() -> new RateLimitHeaders(
-						properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy())));
+	GatewayRateLimiter ratelimitGatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers,
+			RateLimitProperties properties, ObjectProvider<GatewayProperties> gateway) {
+		GatewayRateLimiter limiter = new GatewayRateLimiter(enforcer, headers, new RateLimitRuleFactory(
+				properties.getDefaultAlgorithm(), NoKeyResolvers.INSTANCE, properties.isShadow()));
 		gateway.ifAvailable(limiter::checkRoutes);
 		return limiter;
 	}

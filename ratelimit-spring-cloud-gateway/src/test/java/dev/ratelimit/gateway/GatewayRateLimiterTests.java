@@ -4,13 +4,16 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import reactor.core.publisher.Mono;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
@@ -20,8 +23,12 @@ import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.testsupport.RedisTestServer;
 
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.web.server.ServerWebExchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +62,11 @@ class GatewayRateLimiterTests {
 				"ratelimit.window=1h", "ratelimit.burst=2");
 		TestGateway.route(properties, backend, "gcra", "ratelimit.algorithm=GCRA", "ratelimit.limit=1",
 				"ratelimit.window=1h", "ratelimit.burst=2");
+		TestGateway.unlimitedRoute(properties, backend, "plain");
+		// a rule from properties: the starter's WebFlux filter decides it ahead of the routes
+		properties.put("ratelimit.rules.plain.paths", "/plain/**");
+		properties.put("ratelimit.rules.plain.limit", "1");
+		properties.put("ratelimit.rules.plain.window", "1h");
 		gateway = TestGateway.start(properties, FrozenClock.class);
 	}
 
@@ -151,7 +163,7 @@ class GatewayRateLimiterTests {
 		assertThat(refused.statusCode()).isEqualTo(429);
 		assertThat(refused.headers().firstValue("Retry-After")).isPresent();
 		assertThat(RedisTestServer.shared().template().keys(gateway.keyPrefix() + ":" + keySegment + ":*"))
-			.contains(gateway.keyPrefix() + ":" + keySegment + ":" + route + ":" + client);
+			.contains(gateway.keyPrefix() + ":" + keySegment + ":" + route + ":resolver:" + client);
 	}
 
 	@Test
@@ -160,6 +172,25 @@ class GatewayRateLimiterTests {
 			.isEqualTo(Algorithm.FIXED_WINDOW);
 		assertThat(gateway.context().getBeansOfType(FixedWindowRateLimiter.class)).containsOnlyKeys("frozenFixedWindow");
 		assertThat(gateway.context().getBeansOfType(GcraRateLimiter.class)).containsOnlyKeys("gcraRateLimiter");
+	}
+
+	@Test
+	void appliesTheRulesOfThePropertiesToTheGatewaysRequestsToo() {
+		HttpResponse<String> first = gateway.get("/plain/1", "frank");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.headers().firstValue("RateLimit")).hasValue("\"plain\";r=0;t=3600");
+		HttpResponse<String> refused = gateway.get("/plain/1", "frank");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.headers().firstValue("Retry-After")).hasValue("3600");
+		assertThat(refused.body()).contains("\"violatedPolicies\":[\"plain\"]");
+	}
+
+	@Test
+	void goesOnOnTheConnectionsEventLoopOnceRedisHasDecided() {
+		FrozenClock.threads.clear();
+		assertThat(gateway.get("/search/q", "event-loop").statusCode()).isEqualTo(200);
+		// Redis answered on Lettuce's thread; the filters after the rate limiter run on the server's event loop
+		assertThat(FrozenClock.threads).singleElement().asString().doesNotContain("lettuce").contains("http");
 	}
 
 	@Test
@@ -174,12 +205,39 @@ class GatewayRateLimiterTests {
 	@Configuration(proxyBeanMethods = false)
 	static class FrozenClock {
 
+		/** The threads the filter after the rate limiter ran on. */
+		static final List<String> threads = new CopyOnWriteArrayList<>();
+
+		@Bean
+		ThreadRecorder threadRecorder() {
+			return new ThreadRecorder();
+		}
+
 		@Bean
 		FixedWindowRateLimiter frozenFixedWindow(RedisScriptRunner runner, RateLimitProperties properties) {
 			return new FixedWindowRateLimiter(RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, runner)
 				.keyPrefix(properties.getKeyPrefix())
 				.clock(Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC))
 				.build());
+		}
+
+	}
+
+	/**
+	 * Records the thread of each request right after the {@code RequestRateLimiter} filter (order 1, the
+	 * route's first filter).
+	 */
+	static class ThreadRecorder implements GlobalFilter, Ordered {
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+			FrozenClock.threads.add(Thread.currentThread().getName());
+			return chain.filter(exchange);
+		}
+
+		@Override
+		public int getOrder() {
+			return 2;
 		}
 
 	}

@@ -3,6 +3,7 @@ package dev.ratelimit.gateway;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -76,7 +77,7 @@ class RateLimitGatewayAutoConfigurationTests {
 			.withPropertyValues("spring.data.redis.url=" + RedisTestServer.shared().url())
 			.withClassLoader(new FilteredClassLoader(RateLimiter.class))
 			.run((context) -> assertThat(context).hasNotFailed()
-				.hasBean("rateLimitLimiterParts")
+				.hasSingleBean(RedisScriptRunner.class)
 				.doesNotHaveBean(RateLimitGatewayAutoConfiguration.class));
 	}
 

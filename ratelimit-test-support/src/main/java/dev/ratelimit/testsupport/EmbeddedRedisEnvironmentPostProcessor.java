@@ -6,6 +6,7 @@ import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
+
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.DeferredLogFactory;
@@ -15,19 +16,19 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.StringUtils;
 
 /**
- * Gives a sample application a Redis when none answers at the configured address: starts the redis-server
+ * Gives the sample a Redis when none answers at the configured address: starts the redis-server
  * binary shipped in the embedded-redis artifact on a free port of 127.0.0.1, points
  * {@code spring.data.redis.*} at it, and stops it when the JVM exits (Ctrl-C included). Set
- * {@code sample.embedded-redis.enabled=false} to never start one. Only the samples register it, in their
- * {@code META-INF/spring.factories}: the starter never starts servers, nor do the tests through it.
+ * {@code sample.embedded-redis.enabled=false} to never start one. For the samples, which register it in
+ * their {@code META-INF/spring.factories}; never for a production application.
  */
-public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+public final class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
 	private final Log logger;
 
 	/**
-	 * Creates the post-processor, as Spring Boot does.
-	 * @param logFactory the log factory of the application starting
+	 * Creates the post-processor.
+	 * @param logFactory Spring Boot's deferred logs
 	 */
 	public EmbeddedRedisEnvironmentPostProcessor(DeferredLogFactory logFactory) {
 		this.logger = logFactory.getLog(EmbeddedRedisEnvironmentPostProcessor.class);

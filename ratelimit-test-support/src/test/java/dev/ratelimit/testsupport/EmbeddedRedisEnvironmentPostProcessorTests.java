@@ -2,6 +2,7 @@ package dev.ratelimit.testsupport;
 
 import org.junit.jupiter.api.Test;
 
+
 import org.springframework.boot.logging.DeferredLogs;
 import org.springframework.mock.env.MockEnvironment;
 

@@ -2,7 +2,6 @@ package dev.ratelimit.web.servlet;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +38,9 @@ import org.springframework.web.util.UriUtils;
 public final class ServletRateLimitSupport {
 
 	private static final String APPLIED = ServletRateLimitSupport.class.getName() + ".applied";
+
+	/** Marks a request from an allowed client address: it skips every rule. */
+	private static final String ALLOWED = ServletRateLimitSupport.class.getName() + ".allowed";
 
 	/** Where Tomcat says that it could not parse a request's parameters. */
 	private static final String PARAMETER_PARSE_FAILED = "org.apache.catalina.parameter_parse_failed";
@@ -89,6 +91,22 @@ public final class ServletRateLimitSupport {
 	 * @throws IOException when a refusal cannot be written
 	 */
 	boolean applyBeforeAuthentication(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		if (this.enforcer.screensAddresses()) {
+			switch (this.enforcer.screen(clientAddress(request))) {
+				case DENIED -> {
+					this.writer.write(request, response,
+							this.rejections.handle(RateLimitRejection.denied(request.getMethod(), request.getRequestURI())));
+					return false;
+				}
+				case ALLOWED -> {
+					request.setAttribute(ALLOWED, Boolean.TRUE);
+					return true;
+				}
+				case CHECKED -> {
+					// the rules decide
+				}
+			}
+		}
 		return apply(request, response, this.rules.matchBeforeAuthentication(request.getMethod(), path(request)));
 	}
 
@@ -102,6 +120,9 @@ public final class ServletRateLimitSupport {
 	 */
 	boolean applyAfterAuthentication(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
+		if (request.getAttribute(ALLOWED) != null) {
+			return true;
+		}
 		return apply(request, response, this.rules.matchAfterAuthentication(request.getMethod(), path(request),
 				(handler instanceof HandlerMethod method) ? method : null));
 	}
@@ -138,11 +159,7 @@ public final class ServletRateLimitSupport {
 		// the headers announce every rule applied to the request, in the filter and in the interceptor
 		@SuppressWarnings("unchecked")
 		List<AppliedLimit> earlier = (List<AppliedLimit>) request.getAttribute(APPLIED);
-		if (earlier != null) {
-			List<AppliedLimit> all = new ArrayList<>(earlier);
-			all.addAll(verdict.applied());
-			verdict = new RateLimitVerdict(all, verdict.violated(), verdict.unavailable(), verdict.missingKey());
-		}
+		verdict = verdict.after(earlier);
 		request.setAttribute(APPLIED, verdict.applied());
 		this.writer.writeHeaders(response, this.headers.of(verdict));
 		if (verdict.allowed()) {
