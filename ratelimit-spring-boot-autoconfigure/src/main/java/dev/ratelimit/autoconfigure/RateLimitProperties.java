@@ -1,6 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.MissingKey;
 
@@ -80,6 +83,8 @@ public class RateLimitProperties {
 	private final Filter filter = new Filter();
 
 	private final Addresses allow = new Addresses();
+
+	private final PlanCache planCache = new PlanCache();
 
 	private final Addresses deny = new Addresses();
 
@@ -166,6 +171,10 @@ public class RateLimitProperties {
 
 	public Headers getHeaders() {
 		return this.headers;
+	}
+
+	public PlanCache getPlanCache() {
+		return this.planCache;
 	}
 
 	public Addresses getAllow() {
@@ -310,6 +319,59 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * The limits of one plan of a rule: limit, window and burst, or several limits.
+	 */
+	public static class Plan extends Limit {
+
+		/**
+		 * Several limits for the plan, all charged or none, instead of limit, window and burst.
+		 */
+		private List<Limit> limits = new ArrayList<>();
+
+		public List<Limit> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<Limit> limits) {
+			this.limits = limits;
+		}
+
+	}
+
+	/**
+	 * The cache of the plans a RateLimitPlanResolver found, in each instance.
+	 */
+	public static class PlanCache {
+
+		/**
+		 * How long a key's plan is remembered before the resolver is asked again.
+		 */
+		private Duration ttl = Duration.ofMinutes(1);
+
+		/**
+		 * How many keys' plans are remembered at most.
+		 */
+		private int maxKeys = 10_000;
+
+		public Duration getTtl() {
+			return this.ttl;
+		}
+
+		public void setTtl(Duration ttl) {
+			this.ttl = ttl;
+		}
+
+		public int getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(int maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+	}
+
+	/**
 	 * Client addresses, for the allow list (requests skip every rule, without a Redis call) and the deny
 	 * list (requests are refused with 403 before any rule).
 	 */
@@ -397,6 +459,26 @@ public class RateLimitProperties {
 		private List<String> allowKeys = new ArrayList<>();
 
 		/**
+		 * A calendar quota instead of a window: day, week or month, reset at local midnight, on Monday or on the first of the month.
+		 */
+		private @Nullable CalendarPeriod period;
+
+		/**
+		 * Time zone of the period's boundaries.
+		 */
+		private ZoneId zone = ZoneOffset.UTC;
+
+		/**
+		 * How a request's plan is found: bean:<name> (a RateLimitPlanResolver given the rule and the key) or header:<Name> (set by a trusted upstream).
+		 */
+		private @Nullable String plan;
+
+		/**
+		 * Limits per plan name; the rule's own limits are those of callers with no plan or an unknown one, and the plan 'unlimited' exempts a key.
+		 */
+		private Map<String, Plan> plans = new LinkedHashMap<>();
+
+		/**
 		 * Whether the rule only observes, refusing nothing; ratelimit.shadow when not set.
 		 */
 		private @Nullable Boolean shadow;
@@ -447,6 +529,38 @@ public class RateLimitProperties {
 
 		public void setMissingKey(MissingKey missingKey) {
 			this.missingKey = missingKey;
+		}
+
+		public @Nullable CalendarPeriod getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable CalendarPeriod period) {
+			this.period = period;
+		}
+
+		public ZoneId getZone() {
+			return this.zone;
+		}
+
+		public void setZone(ZoneId zone) {
+			this.zone = zone;
+		}
+
+		public @Nullable String getPlan() {
+			return this.plan;
+		}
+
+		public void setPlan(@Nullable String plan) {
+			this.plan = plan;
+		}
+
+		public Map<String, Plan> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Plan> plans) {
+			this.plans = plans;
 		}
 
 		public List<String> getAllowKeys() {

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.ClientAddressResolver;
@@ -200,7 +201,13 @@ public final class ReactiveRateLimitSupport {
 					return Mono.empty();
 				}));
 		}
-		return Flux.concat(pending).then(Mono.fromSupplier(() -> new RequestKeys() {
+		// a plan resolver may read a database: it is asked away from the event loop, and answers from memory then
+		Mono<Void> plans = Flux.fromIterable(applicable)
+			.filter((rule) -> values.get(rule) instanceof String value && this.enforcer.needsPlanLookUp(rule, value))
+			.concatMap((rule) -> Mono.fromRunnable(() -> this.enforcer.lookUpPlan(rule, (String) values.get(rule)))
+				.subscribeOn(Schedulers.boundedElastic()))
+			.then();
+		return Flux.concat(pending).then(plans).then(Mono.fromSupplier(() -> new RequestKeys() {
 
 			@Override
 			public @Nullable String keyValue(RateLimitRule rule) {
@@ -214,6 +221,11 @@ public final class ReactiveRateLimitSupport {
 			@Override
 			public String clientAddress() {
 				return clientAddress;
+			}
+
+			@Override
+			public @Nullable String header(String name) {
+				return exchange.getRequest().getHeaders().getFirst(name);
 			}
 
 		}));

@@ -155,6 +155,11 @@ public final class ServletRateLimitSupport {
 						return clientAddress;
 					}
 
+					@Override
+					public @Nullable String header(String name) {
+						return request.getHeader(name);
+					}
+
 				});
 		// the headers announce every rule applied to the request, in the filter and in the interceptor
 		@SuppressWarnings("unchecked")
