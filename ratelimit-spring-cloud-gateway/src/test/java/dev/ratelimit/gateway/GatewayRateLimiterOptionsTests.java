@@ -5,13 +5,18 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A real gateway with the options every web stack honours: {@code ratelimit.headers.*} and
- * {@code ratelimit.shadow}.
+ * A real gateway with the options every web stack honours, {@code ratelimit.headers.*} and
+ * {@code ratelimit.shadow}, and the decision metrics of every rule.
  */
 class GatewayRateLimiterOptionsTests {
 
@@ -27,7 +32,8 @@ class GatewayRateLimiterOptionsTests {
 		properties.put("ratelimit.headers.legacy", "true");
 		properties.put("ratelimit.shadow", "true");
 		gateway = TestGateway.start(
-				TestGateway.route(properties, backend, "orders", "ratelimit.limit=2", "ratelimit.window=1h"));
+				TestGateway.route(properties, backend, "orders", "ratelimit.limit=2", "ratelimit.window=1h"),
+				Metrics.class);
 	}
 
 	@AfterAll
@@ -55,6 +61,33 @@ class GatewayRateLimiterOptionsTests {
 		assertThat(overTheLimit.statusCode()).isEqualTo(200);
 		assertThat(overTheLimit.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
 		assertThat(overTheLimit.headers().firstValue("Retry-After")).isEmpty();
+	}
+
+	@Test
+	void countsTheDecisionsOfARouteAsThoseOfAnyRule() {
+		SimpleMeterRegistry registry = gateway.context().getBean(SimpleMeterRegistry.class);
+		double allowed = count(registry, "allowed");
+		double shadowRejected = count(registry, "shadow-rejected");
+		for (int i = 0; i < 3; i++) {
+			gateway.get("/orders/1", "carol");
+		}
+		assertThat(count(registry, "allowed") - allowed).isEqualTo(2);
+		assertThat(count(registry, "shadow-rejected") - shadowRejected).isEqualTo(1);
+	}
+
+	private static double count(SimpleMeterRegistry registry, String outcome) {
+		Counter counter = registry.find("ratelimit.decisions").tag("rule", "orders").tag("outcome", outcome).counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Metrics {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
 	}
 
 }
