@@ -247,7 +247,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 	/**
 	 * Returns the kind of key, the part of {@link #key()} before any {@code :}.
-	 * @return {@code ip}, {@code header}, {@code param}, {@code principal} or {@code bean}
+	 * @return {@code ip}, {@code header}, {@code param}, {@code principal} or {@code bean}; {@code resolver} for a
+	 * rule whose key a resolver of its own finds (a gateway route's)
 	 */
 	public String keyKind() {
 		int colon = this.key.indexOf(':');

@@ -39,6 +39,12 @@ public final class RateLimitRuleFactory {
 	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
 			"TRACE");
 
+	/**
+	 * The key of a rule attached where a key resolver of its own finds the key, such as a Spring Cloud Gateway
+	 * route's {@code KeyResolver}: a request charges {@code <rule>:resolver:<key>}.
+	 */
+	public static final String RESOLVER_KEY = "resolver";
+
 	private static final String KEY_FORMS = "use ip, header:<Name>, param:<name>, principal or bean:<name>";
 
 	private final Algorithm defaultAlgorithm;
@@ -87,6 +93,30 @@ public final class RateLimitRuleFactory {
 		}
 		return build(name, patterns, methods(name, methods), limits, algorithm, key, missingKey, cost,
 				"ratelimit.rules." + name, (shadow != null) ? shadow : this.shadow);
+	}
+
+	/**
+	 * Creates a rule that applies where it is attached rather than by path, such as the
+	 * {@code RequestRateLimiter} filter of a Spring Cloud Gateway route, whose key resolver finds the key: its
+	 * key is {@link #RESOLVER_KEY}.
+	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
+	 * @param limits the rule's limits, at least one
+	 * @param algorithm the algorithm, {@code null} for the default
+	 * @param cost permits one request takes
+	 * @param source where the rule is defined, for messages
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException when an attribute is invalid
+	 */
+	public RateLimitRule forAttachment(String name, List<LimitDefinition> limits, @Nullable Algorithm algorithm,
+			long cost, String source) {
+		checkName(name);
+		if (limits.isEmpty()) {
+			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
+		}
+		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
+		return new RateLimitRule(name, List.of(), Set.of(), List.copyOf(checkedLimits(name, limits, chosen, cost)),
+				chosen, RESOLVER_KEY, MissingKey.CLIENT_ADDRESS, cost, source, this.shadow, Set.of(), Map.of(), null,
+				null, ZoneOffset.UTC);
 	}
 
 	/**

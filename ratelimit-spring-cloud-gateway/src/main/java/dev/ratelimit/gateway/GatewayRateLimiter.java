@@ -1,0 +1,284 @@
+package dev.ratelimit.gateway;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.RateLimitVerdict;
+
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
+import org.springframework.context.ApplicationListener;
+import org.springframework.http.HttpHeaders;
+import org.springframework.util.Assert;
+
+/**
+ * The {@link RateLimiter} of Spring Cloud Gateway's {@code RequestRateLimiter} filter on ratelimit's
+ * limiters: any algorithm, several limits charged all or nothing, a cost per request, configured per route
+ * through the filter's {@code ratelimit.*} args the way Spring Cloud Gateway's {@code RedisRateLimiter} reads
+ * {@code redis-rate-limiter.*}. Each route's args become a rule, decided by the {@link RateLimitEnforcer} that
+ * decides the rules of every web stack, without blocking: a request charges {@code <route>:resolver:<key>},
+ * the key being what the route's {@code KeyResolver} found; its response carries the {@code RateLimit-Policy}
+ * and {@code RateLimit} headers and, when refused, {@code Retry-After}. When no decision can be reached the
+ * failure mode applies: {@code fail-open} lets the request through, {@code fail-closed} refuses it (with the
+ * filter's status and {@code Retry-After: 1}), {@code local} decides in this instance's memory.
+ */
+public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config>, ApplicationListener<FilterArgsEvent> {
+
+	/** The prefix of the filter args this limiter reads, as {@code redis-rate-limiter} is Spring Cloud Gateway's. */
+	public static final String CONFIGURATION_PROPERTY_NAME = "ratelimit";
+
+	private static final Log logger = LogFactory.getLog(GatewayRateLimiter.class);
+
+	private final RateLimitEnforcer enforcer;
+
+	private final RateLimitHeaders headers;
+
+	private final RouteArgs args;
+
+	private final Map<String, Config> configs = new ConcurrentHashMap<>();
+
+	private final Map<String, RateLimitRule> rules = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a limiter.
+	 * @param enforcer decides the rules of the routes and applies the failure mode
+	 * @param headers builds the rate-limit headers
+	 * @param rules checks the limits of each route, and knows the default algorithm
+	 */
+	public GatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers, RateLimitRuleFactory rules) {
+		Assert.notNull(enforcer, "enforcer must not be null");
+		Assert.notNull(headers, "headers must not be null");
+		Assert.notNull(rules, "rules must not be null");
+		this.enforcer = enforcer;
+		this.headers = headers;
+		this.args = new RouteArgs(rules);
+	}
+
+	/**
+	 * Reads the {@code ratelimit.*} args of a route's {@code RequestRateLimiter} filter when its routes load,
+	 * as Spring Cloud Gateway's rate limiters read theirs.
+	 * @param event the args of one filter of one route
+	 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when an arg is invalid, naming it; the route
+	 * does not load
+	 */
+	@Override
+	public void onApplicationEvent(FilterArgsEvent event) {
+		Map<String, Object> filterArgs = event.getArgs();
+		if (!RouteArgs.concernsUs(filterArgs)) {
+			return;
+		}
+		String routeId = event.getRouteId();
+		Config config = this.args.bind(routeId, filterArgs);
+		RateLimitRule rule = this.args.rule(routeId, config);
+		this.rules.put(routeId, rule);
+		this.configs.put(routeId, config);
+		if (logger.isDebugEnabled()) {
+			logger.debug(rule.describe());
+		}
+	}
+
+	/**
+	 * Checks the args of the {@code RequestRateLimiter} filters in the gateway's properties, so that a mistake
+	 * stops the application at startup.
+	 * @param gateway the gateway's properties
+	 * @throws org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
+	 * naming the property at fault
+	 */
+	public void checkRoutes(GatewayProperties gateway) {
+		this.args.check(gateway);
+	}
+
+	/**
+	 * Decides a request of a route for the key its {@code KeyResolver} found.
+	 * @param routeId the route
+	 * @param id the key
+	 * @return the response: whether the request may pass, and its rate-limit headers
+	 */
+	@Override
+	public Mono<Response> isAllowed(String routeId, String id) {
+		RateLimitRule rule = this.rules.get(routeId);
+		if (rule == null) {
+			return Mono.error(new IllegalStateException("Route '" + routeId + "' has a RequestRateLimiter filter but "
+					+ "no ratelimit.limit and ratelimit.window in its args; set them, or give the filter a rate-limiter "
+					+ "of its own"));
+		}
+		// the filter asks on the event loop of the request's connection, where the key was resolved
+		EventExecutor loop = ThreadExecutorMap.currentExecutor();
+		// a client that goes away does not cancel the decision: Redis may already have charged it
+		Mono<Response> response = Mono
+			.fromFuture(() -> this.enforcer.enforceAsync(() -> "route '" + routeId + "'", List.of(rule),
+					new ResolvedKey(id)), true)
+			.map((verdict) -> new Response(verdict.allowed(), headers(verdict)));
+		return (loop != null) ? backOn(loop, response) : response;
+	}
+
+	/**
+	 * Brings a decision that Redis answered on Lettuce's thread back to the connection's event loop before the
+	 * filter goes on and writes the response, as the WebFlux filters of the starter do: a response written from
+	 * Lettuce's thread was, now and then, never sent. A decision already on the loop (from the local denial
+	 * cache) goes on at once.
+	 */
+	private static <T> Mono<T> backOn(EventExecutor loop, Mono<T> decision) {
+		return decision.flatMap((value) -> loop.inEventLoop() ? Mono.just(value)
+				: Mono.just(value).publishOn(Schedulers.fromExecutor(loop)));
+	}
+
+	private Map<String, String> headers(RateLimitVerdict verdict) {
+		HttpHeaders headers = this.headers.of(verdict);
+		Map<String, String> map = new LinkedHashMap<>();
+		headers.forEach((name, values) -> map.put(name, String.join(", ", values)));
+		return map;
+	}
+
+	/**
+	 * Returns the args of each route, by route id, as they were bound.
+	 * @return the args, read-only
+	 */
+	@Override
+	public Map<String, Config> getConfig() {
+		return Collections.unmodifiableMap(this.configs);
+	}
+
+	@Override
+	public Class<Config> getConfigClass() {
+		return Config.class;
+	}
+
+	@Override
+	public Config newConfig() {
+		return new Config();
+	}
+
+	/**
+	 * Returns the rule of a route, as its args define it.
+	 * @param routeId the route
+	 * @return the rule, or {@code null} when the route has no {@code ratelimit.*} args
+	 */
+	public @Nullable RateLimitRule rule(String routeId) {
+		return this.rules.get(routeId);
+	}
+
+	/**
+	 * The key the route's {@code KeyResolver} found, never empty: the filter refuses or lets through requests
+	 * without one before asking the limiter.
+	 */
+	private record ResolvedKey(String id) implements RateLimitEnforcer.RequestKeys {
+
+		@Override
+		public String keyValue(RateLimitRule rule) {
+			return this.id;
+		}
+
+		@Override
+		public String clientAddress() {
+			return this.id;
+		}
+
+	}
+
+	/**
+	 * The {@code ratelimit.*} args of one route's {@code RequestRateLimiter} filter.
+	 */
+	public static class Config {
+
+		/**
+		 * Permits per window.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Length of the window.
+		 */
+		private @Nullable Duration window;
+
+		/**
+		 * For token-bucket and gcra, how many permits may be taken at once; the limit when not set.
+		 */
+		private @Nullable Long burst;
+
+		/**
+		 * Algorithm of the route; ratelimit.default-algorithm when not set.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * Permits one request takes.
+		 */
+		private long cost = 1;
+
+		/**
+		 * Several limits charged all or nothing, instead of limit, window and burst.
+		 */
+		private List<RateLimitProperties.Limit> limits = new ArrayList<>();
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(long cost) {
+			this.cost = cost;
+		}
+
+		public List<RateLimitProperties.Limit> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<RateLimitProperties.Limit> limits) {
+			this.limits = limits;
+		}
+
+	}
+
+}

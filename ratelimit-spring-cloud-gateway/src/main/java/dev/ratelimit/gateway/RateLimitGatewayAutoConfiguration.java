@@ -1,0 +1,112 @@
+package dev.ratelimit.gateway;
+
+import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import dev.ratelimit.redis.RedisScriptRunner;
+import dev.ratelimit.web.KeyResolvers;
+import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitRuleFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.config.conditional.ConditionalOnEnabledFilter;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Makes ratelimit's {@link GatewayRateLimiter} the rate limiter of Spring Cloud Gateway's
+ * {@code RequestRateLimiter} filter when the starter's Redis limiters are configured, deciding with the
+ * {@link RateLimitEnforcer} of every web stack. Runs before the gateway's own auto-configurations, so that the
+ * filter finds it, and removes the {@code RedisRateLimiter} that Spring Cloud Gateway would register beside it:
+ * that bean backs off only for a bean of its own class. A rate limiter of the application's own replaces this one.
+ */
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class },
+		beforeName = { "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration",
+				"org.springframework.cloud.gateway.config.GatewayAutoConfiguration" })
+@ConditionalOnClass({ org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class,
+		RequestRateLimiterGatewayFilterFactory.class })
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = GatewayProperties.PREFIX + ".enabled", matchIfMissing = true)
+@ConditionalOnBean({ RedisScriptRunner.class, RateLimitEnforcer.class, RateLimitHeaders.class })
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitGatewayAutoConfiguration {
+
+	static final String LIMITER_BEAN_NAME = "ratelimitGatewayRateLimiter";
+
+	@Bean(LIMITER_BEAN_NAME)
+	@ConditionalOnMissingBean(org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class)
+	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
+	GatewayRateLimiter ratelimitGatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers,
+			RateLimitProperties properties, ObjectProvider<GatewayProperties> gateway) {
+		GatewayRateLimiter limiter = new GatewayRateLimiter(enforcer, headers, new RateLimitRuleFactory(
+				properties.getDefaultAlgorithm(), NoKeyResolvers.INSTANCE, properties.isShadow()));
+		gateway.ifAvailable(limiter::checkRoutes);
+		return limiter;
+	}
+
+	@Bean
+	static RedisRateLimiterBackOff ratelimitGatewayRedisRateLimiterBackOff() {
+		return new RedisRateLimiterBackOff();
+	}
+
+	/**
+	 * Removes Spring Cloud Gateway's {@code RedisRateLimiter} bean when ratelimit's is registered: declared with
+	 * {@code @ConditionalOnMissingBean} on its own class, it would otherwise stand beside ours, and the
+	 * {@code RequestRateLimiter} filter, which takes the one {@code RateLimiter} bean, would find two.
+	 */
+	static final class RedisRateLimiterBackOff implements BeanDefinitionRegistryPostProcessor {
+
+		static final String GATEWAY_REDIS_CONFIGURATION = "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration";
+
+		@Override
+		public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+			if (!registry.containsBeanDefinition(LIMITER_BEAN_NAME)) {
+				return;
+			}
+			for (String name : registry.getBeanDefinitionNames()) {
+				BeanDefinition definition = registry.getBeanDefinition(name);
+				if (GATEWAY_REDIS_CONFIGURATION.equals(definition.getFactoryBeanName())
+						&& "redisRateLimiter".equals(definition.getFactoryMethodName())) {
+					registry.removeBeanDefinition(name);
+				}
+			}
+		}
+
+		@Override
+		public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+		}
+
+	}
+
+	/**
+	 * A route's key comes from its {@code KeyResolver}: no {@code bean:} key names a bean here.
+	 */
+	enum NoKeyResolvers implements KeyResolvers {
+
+		INSTANCE;
+
+		@Override
+		public boolean exists(String name) {
+			return false;
+		}
+
+		@Override
+		public String type() {
+			return org.springframework.cloud.gateway.filter.ratelimit.KeyResolver.class.getName();
+		}
+
+	}
+
+}

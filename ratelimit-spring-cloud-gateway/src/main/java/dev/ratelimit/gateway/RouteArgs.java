@@ -1,0 +1,207 @@
+package dev.ratelimit.gateway;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.LimitDefinition;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRuleFactory;
+
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.convert.ApplicationConversionService;
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.route.RouteDefinition;
+import org.springframework.core.NestedExceptionUtils;
+
+/**
+ * Reads the {@code ratelimit.*} args of a route's {@code RequestRateLimiter} filter into a checked
+ * {@link RateLimitRule}, every problem an error that names the arg, its value and the fix; and checks the
+ * routes of the gateway's properties at startup.
+ */
+final class RouteArgs {
+
+	static final String PREFIX = GatewayRateLimiter.CONFIGURATION_PROPERTY_NAME + ".";
+
+	private static final String FILTER_NAME = "RequestRateLimiter";
+
+	private static final String ARGS = "use ratelimit.limit, ratelimit.window, ratelimit.algorithm, ratelimit.burst, "
+			+ "ratelimit.cost, or ratelimit.limits[i].limit, .window and .burst";
+
+	private final RateLimitRuleFactory factory;
+
+	RouteArgs(RateLimitRuleFactory factory) {
+		this.factory = factory;
+	}
+
+	/**
+	 * Returns whether a filter's args are ratelimit's: one of them starts with {@code ratelimit.}.
+	 */
+	static boolean concernsUs(Map<String, ?> args) {
+		return args.keySet().stream().anyMatch((key) -> key.startsWith(PREFIX));
+	}
+
+	/**
+	 * Binds a route's args, refusing an arg under {@code ratelimit.} that it does not know.
+	 * @throws InvalidRateLimitRuleException naming the arg
+	 */
+	GatewayRateLimiter.Config bind(String routeId, Map<String, ?> args) {
+		Map<String, Object> ours = new LinkedHashMap<>();
+		args.forEach((key, value) -> {
+			if (key.startsWith(PREFIX)) {
+				ours.put(key, value);
+			}
+		});
+		Binder binder = new Binder(List.of(new MapConfigurationPropertySource(ours)), null,
+				ApplicationConversionService.getSharedInstance());
+		try {
+			return binder.bindOrCreate(GatewayRateLimiter.CONFIGURATION_PROPERTY_NAME,
+					Bindable.of(GatewayRateLimiter.Config.class), new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+		}
+		catch (BindException ex) {
+			throw invalid(routeId, ex);
+		}
+	}
+
+	/**
+	 * Returns the rule of a route's bound args.
+	 * @throws InvalidRateLimitRuleException naming the arg, such as {@code ratelimit.limit}
+	 */
+	RateLimitRule rule(String routeId, GatewayRateLimiter.Config config) {
+		List<LimitDefinition> limits = new ArrayList<>();
+		if (config.getLimits().isEmpty()) {
+			limits.add(new LimitDefinition("", config.getLimit(), config.getWindow(), config.getBurst()));
+		}
+		else if (config.getLimit() != null || config.getWindow() != null || config.getBurst() != null) {
+			throw new InvalidRateLimitRuleException(routeId, PREFIX + "limits", config.getLimits().size() + " limits",
+					"give either ratelimit.limit, ratelimit.window and ratelimit.burst, or ratelimit.limits[i], not both; "
+							+ "move the short form into ratelimit.limits");
+		}
+		for (int i = 0; i < config.getLimits().size(); i++) {
+			RateLimitProperties.Limit limit = config.getLimits().get(i);
+			limits.add(new LimitDefinition("limits[" + i + "].", limit.getLimit(), limit.getWindow(), limit.getBurst()));
+		}
+		try {
+			return this.factory.forAttachment(policyName(routeId), limits, config.getAlgorithm(), config.getCost(),
+					"route '" + routeId + "'");
+		}
+		catch (InvalidRateLimitRuleException ex) {
+			throw new InvalidRateLimitRuleException(routeId, PREFIX + ex.getAttribute(), ex.getValue(), ex.getReason());
+		}
+	}
+
+	/**
+	 * Returns the rule of a route's args.
+	 * @throws InvalidRateLimitRuleException naming the arg
+	 */
+	RateLimitRule rule(String routeId, Map<String, ?> args) {
+		return rule(routeId, bind(routeId, args));
+	}
+
+	/**
+	 * Checks the {@code RequestRateLimiter} filters of the routes and default filters in the gateway's
+	 * properties, so that a mistake stops the application at startup rather than its routes failing to load.
+	 * Args that other sources add later, or that are SpEL expressions, are checked when the routes load.
+	 * @throws InvalidConfigurationPropertyValueException naming the property
+	 */
+	void check(GatewayProperties gateway) {
+		String prefix = GatewayProperties.PREFIX;
+		for (int i = 0; i < gateway.getRoutes().size(); i++) {
+			RouteDefinition route = gateway.getRoutes().get(i);
+			String routeId = (route.getId() != null) ? route.getId() : "routes[" + i + "]";
+			for (int j = 0; j < route.getFilters().size(); j++) {
+				check(prefix + ".routes[" + i + "].filters[" + j + "].args.", routeId, route.getFilters().get(j));
+			}
+		}
+		for (int j = 0; j < gateway.getDefaultFilters().size(); j++) {
+			check(prefix + ".default-filters[" + j + "].args.", "default-filters[" + j + "]",
+					gateway.getDefaultFilters().get(j));
+		}
+	}
+
+	private void check(String argsProperty, String routeId, FilterDefinition filter) {
+		Map<String, String> args = filter.getArgs();
+		if (!FILTER_NAME.equals(filter.getName()) || namesItsOwnLimiter(args)
+				|| args.values().stream().anyMatch((value) -> value != null && value.strip().startsWith("#{"))) {
+			return;
+		}
+		try {
+			if (!concernsUs(args)) {
+				throw new InvalidRateLimitRuleException(routeId, PREFIX + "limit", null, missingArgs(args));
+			}
+			rule(routeId, args);
+		}
+		catch (InvalidRateLimitRuleException ex) {
+			throw new InvalidConfigurationPropertyValueException(argsProperty + ex.getAttribute(), ex.getValue(),
+					ex.getReason() + " (" + ex.getAttribute() + " of the RequestRateLimiter filter of route '" + routeId
+							+ "')");
+		}
+	}
+
+	private static String missingArgs(Map<String, String> args) {
+		String reason = "ratelimit's rate limiter is the filter's default, so set ratelimit.limit and "
+				+ "ratelimit.window in the filter's args";
+		if (args.keySet().stream().anyMatch((key) -> key.startsWith("redis-rate-limiter."))) {
+			return reason + " in place of redis-rate-limiter.*, which only Spring Cloud Gateway's RedisRateLimiter "
+					+ "reads (replenish-rate R, burst-capacity B and requested-tokens T are ratelimit.algorithm="
+					+ "token-bucket, ratelimit.limit=R, ratelimit.window=1s, ratelimit.burst=B and ratelimit.cost=T)";
+		}
+		return reason;
+	}
+
+	private static boolean namesItsOwnLimiter(Map<String, String> args) {
+		return args.keySet().stream().anyMatch((key) -> key.replace("-", "").equalsIgnoreCase("ratelimiter"));
+	}
+
+	/**
+	 * Returns the policy name of a route in the rate-limit headers: its id, any character that a rule's name
+	 * cannot hold replaced with {@code _}.
+	 */
+	static String policyName(String routeId) {
+		String name = routeId.replaceAll("[^A-Za-z0-9._-]", "_");
+		return name.isEmpty() ? "_" : (name.length() > 100) ? name.substring(0, 100) : name;
+	}
+
+	private static InvalidRateLimitRuleException invalid(String routeId, BindException ex) {
+		if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound
+				&& !unbound.getUnboundProperties().isEmpty()) {
+			ConfigurationProperty property = unbound.getUnboundProperties().iterator().next();
+			return new InvalidRateLimitRuleException(routeId, property.getName().toString(), property.getValue(),
+					"not an arg of ratelimit's rate limiter; " + ARGS);
+		}
+		ConfigurationProperty property = ex.getProperty();
+		Object value = (property != null) ? property.getValue() : null;
+		Class<?> type = ex.getTarget().getType().resolve(Object.class);
+		String reason;
+		if (type == Duration.class) {
+			reason = "not a duration; use a form such as 500ms, 30s, 1m, 1h or PT1M";
+		}
+		else if (type == Algorithm.class) {
+			reason = "not an algorithm; use one of "
+					+ String.join(", ", Arrays.stream(Algorithm.values()).map(Algorithm::id).toList());
+		}
+		else if (type == Long.class || type == long.class) {
+			reason = "not a whole number";
+		}
+		else {
+			reason = "not readable: " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage() + "; " + ARGS;
+		}
+		return new InvalidRateLimitRuleException(routeId, ex.getName().toString(), value, reason);
+	}
+
+}
