@@ -583,6 +583,17 @@ public final class Report {
 				.append(decimal(row.get("jvmCpuShare").getAsDouble())).append(" |\n");
 		}
 		md.append("\n");
+		Stats blocking = overhead("decide", "starter");
+		Stats async = overhead("decideAsync", "starter");
+		if (!Double.isNaN(async.median())) {
+			md.append("The limiter's own work per decision, measured alone with Redis replaced by a runner that ")
+				.append("answers at once (`LimiterOverheadBenchmarks`, one thread, fixed window, breaker and denial ")
+				.append("cache): ").append(number(async.median())).append(" ns through `tryAcquireAsync`, against ")
+				.append(number(blocking.median())).append(" ns through `tryAcquire`. That leaves out what ")
+				.append("`LettuceScriptRunner.runAsync` adds per call around Lettuce's own future (a timeout scheduled ")
+				.append("on a timer thread and cancelled when Redis answers), and that the limiter's callbacks run on ")
+				.append("Lettuce's I/O thread, the one thread that also reads every reply.\n\n");
+		}
 	}
 
 	private void bounds(StringBuilder md) {
@@ -649,12 +660,17 @@ public final class Report {
 	}
 
 	private Stats overhead(String configuration) {
+		return overhead("decide", configuration);
+	}
+
+	private Stats overhead(String method, String configuration) {
 		Path file = this.results.resolve("overhead.json");
 		try {
 			if (Files.exists(file)) {
 				for (JsonElement element : JsonParser.parseString(Files.readString(file)).getAsJsonArray()) {
 					JsonObject run = element.getAsJsonObject();
-					if (run.getAsJsonObject("params").get("configuration").getAsString().equals(configuration)) {
+					if (run.get("benchmark").getAsString().endsWith("." + method)
+							&& run.getAsJsonObject("params").get("configuration").getAsString().equals(configuration)) {
 						return Stats.of(run.getAsJsonObject("primaryMetric").get("score").getAsDouble());
 					}
 				}
