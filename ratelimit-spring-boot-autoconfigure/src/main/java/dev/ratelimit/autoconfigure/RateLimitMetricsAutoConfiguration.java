@@ -16,10 +16,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.web.servlet.HandlerInterceptor;
 
 /**
  * Publishes rate-limit metrics to Micrometer: decisions by rule and outcome, decision latency,
@@ -55,11 +53,10 @@ public final class RateLimitMetricsAutoConfiguration {
 	}
 
 	/**
-	 * The interceptor's decisions, in servlet web applications.
+	 * The rules' decisions, in servlet and reactive web applications.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = Type.SERVLET)
-	@ConditionalOnClass(HandlerInterceptor.class)
+	@ConditionalOnWebApplication
 	static class DecisionMetricsConfiguration {
 
 		@Bean

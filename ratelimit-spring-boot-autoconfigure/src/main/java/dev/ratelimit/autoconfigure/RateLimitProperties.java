@@ -298,12 +298,12 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * The servlet filter that applies the rules from properties.
+	 * The filter that applies the rules from properties: the servlet filter, or the WebFlux web filter.
 	 */
 	public static class Filter {
 
 		/**
-		 * Order of the filter: after Spring Boot's early filters, before Spring Security's (-100).
+		 * Order of the servlet filter or WebFlux web filter: after Spring Boot's early filters, before Spring Security's (-100).
 		 */
 		private int order = DEFAULT_FILTER_ORDER;
 

@@ -24,6 +24,7 @@ import dev.ratelimit.web.RateLimitObserver;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -32,9 +33,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.context.WebApplicationContext;
 
 /**
  * Registers what every web stack shares: the {@link RateLimitRules} of {@code ratelimit.rules.*} and of
@@ -43,7 +45,7 @@ import org.springframework.context.annotation.Bean;
  * the client-address resolver and the {@link RateLimitRejectionHandler}.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class })
-@ConditionalOnWebApplication(type = Type.SERVLET)
+@ConditionalOnWebApplication
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitWebAutoConfiguration {
@@ -74,9 +76,13 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
-			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory,
+			ApplicationContext context) {
+		// a servlet application's key resolvers read servlet requests, a reactive one's read exchanges
+		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
+				: ReactiveRateLimitKeyResolver.class;
 		RateLimitRuleFactory factory = new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
-				new BeanKeyResolvers(beanFactory, RateLimitKeyResolver.class), properties.isShadow());
+				new BeanKeyResolvers(beanFactory, keyResolverType), properties.isShadow());
 		try {
 			return new RateLimitRules(PropertyRules.of(properties, factory), factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory));

@@ -2,6 +2,8 @@ package dev.ratelimit.web;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -63,11 +65,40 @@ public final class RateLimitEnforcer {
 	 * @return the verdict
 	 */
 	public RateLimitVerdict enforce(Supplier<String> request, List<RateLimitRule> applicable, RequestKeys keys) {
+		return enforce(request, applicable, keys, false).join();
+	}
+
+	/**
+	 * Decides a request as {@link #enforce} does, without holding the caller's thread while Redis answers:
+	 * for reactive web stacks, whose threads must never block.
+	 * @param request describes the request for debug logs, such as {@code GET /api/orders}
+	 * @param applicable the rules that apply, in order
+	 * @param keys reads the request's keys; it must not block
+	 * @return the verdict; never completed exceptionally, since every failure meets the failure mode
+	 */
+	public CompletableFuture<RateLimitVerdict> enforceAsync(Supplier<String> request, List<RateLimitRule> applicable,
+			RequestKeys keys) {
+		return enforce(request, applicable, keys, true);
+	}
+
+	/**
+	 * One path for both: synchronously every stage is complete when it returns.
+	 */
+	private CompletableFuture<RateLimitVerdict> enforce(Supplier<String> request, List<RateLimitRule> applicable,
+			RequestKeys keys, boolean async) {
 		if (applicable.size() > 1 && decidesTogether(applicable)) {
-			return enforceTogether(request, applicable, keys);
+			return enforceTogether(request, applicable, keys, async);
 		}
-		List<AppliedLimit> applied = new ArrayList<>(applicable.size());
-		for (RateLimitRule rule : applicable) {
+		return enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()));
+	}
+
+	/**
+	 * Decides the rules from {@code from} on one after the other; the first refusal ends the check.
+	 */
+	private CompletableFuture<RateLimitVerdict> enforceInTurn(Supplier<String> request,
+			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied) {
+		for (int index = from; index < applicable.size(); index++) {
+			RateLimitRule rule = applicable.get(index);
 			RateLimitObserver.Decision observed = start(rule);
 			long started = System.nanoTime();
 			String budgetId = budgetId(rule, keys);
@@ -76,30 +107,46 @@ public final class RateLimitEnforcer {
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
-				return new RateLimitVerdict(applied, List.of(), false, rule);
+				return CompletableFuture.completedFuture(new RateLimitVerdict(applied, List.of(), false, rule));
 			}
-			List<RateLimitDecision> decisions;
-			try {
-				decisions = this.rules.limiter(rule).tryAcquire(budgetId, rule.limits(), rule.cost());
-			}
-			catch (RuntimeException ex) {
-				decisions = onFailure(rule, budgetId, ex);
-				if (decisions == null) {
-					end(observed, Outcome.ERROR, System.nanoTime() - started);
-					// a rule in shadow mode never refuses, not even with 503
-					if (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow()) {
-						return new RateLimitVerdict(applied, List.of(), true, null);
+			int next = index + 1;
+			return decide(rule, budgetId, async).handle((decisions, failure) -> {
+				List<RateLimitDecision> taken = decisions;
+				if (failure != null) {
+					taken = onFailure(rule, budgetId, unwrap(failure));
+					if (taken == null) {
+						end(observed, Outcome.ERROR, System.nanoTime() - started);
+						// a rule in shadow mode never refuses, not even with 503
+						return (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow())
+								? new RateLimitVerdict(applied, List.of(), true, null) : null;
 					}
-					continue;
 				}
-			}
-			RateLimitVerdict refused = accept(request, rule, budgetId, decisions, observed,
-					System.nanoTime() - started, applied);
-			if (refused != null) {
-				return refused;
-			}
+				return accept(request, rule, budgetId, taken, observed, System.nanoTime() - started, applied);
+			})
+				.thenCompose((verdict) -> (verdict != null) ? CompletableFuture.completedFuture(verdict)
+						: enforceInTurn(request, applicable, keys, async, next, applied));
 		}
-		return new RateLimitVerdict(applied, List.of(), false, null);
+		return CompletableFuture.completedFuture(new RateLimitVerdict(applied, List.of(), false, null));
+	}
+
+	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, String budgetId, boolean async) {
+		RateLimiter limiter = this.rules.limiter(rule);
+		try {
+			return async ? limiter.tryAcquireAsync(budgetId, rule.limits(), rule.cost())
+					: CompletableFuture.completedFuture(limiter.tryAcquire(budgetId, rule.limits(), rule.cost()));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static RuntimeException unwrap(Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		if (cause instanceof Error error) {
+			throw error;
+		}
+		return (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
 	}
 
 	private boolean decidesTogether(List<RateLimitRule> applicable) {
@@ -117,8 +164,8 @@ public final class RateLimitEnforcer {
 	/**
 	 * Decides rules all or nothing in one Redis call: when one refuses, none is charged.
 	 */
-	private RateLimitVerdict enforceTogether(Supplier<String> request, List<RateLimitRule> applicable,
-			RequestKeys keys) {
+	private CompletableFuture<RateLimitVerdict> enforceTogether(Supplier<String> request,
+			List<RateLimitRule> applicable, RequestKeys keys, boolean async) {
 		List<RateLimitRule> included = new ArrayList<>(applicable.size());
 		List<String> budgetIds = new ArrayList<>(applicable.size());
 		List<Call> calls = new ArrayList<>(applicable.size());
@@ -129,7 +176,7 @@ public final class RateLimitEnforcer {
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
-				return new RateLimitVerdict(List.of(), List.of(), false, rule);
+				return CompletableFuture.completedFuture(new RateLimitVerdict(List.of(), List.of(), false, rule));
 			}
 			included.add(rule);
 			budgetIds.add(budgetId);
@@ -137,20 +184,27 @@ public final class RateLimitEnforcer {
 		}
 		List<RateLimitObserver.Decision> observed = included.stream().map(this::start).toList();
 		long started = System.nanoTime();
-		List<List<RateLimitDecision>> answers = null;
-		RuntimeException failure = null;
+		CompletableFuture<List<List<RateLimitDecision>>> decided;
 		try {
-			answers = calls.isEmpty() ? List.of() : RedisRateLimiters.tryAcquireTogether(calls);
+			decided = calls.isEmpty() ? CompletableFuture.completedFuture(List.of())
+					: async ? RedisRateLimiters.tryAcquireTogetherAsync(calls)
+							: CompletableFuture.completedFuture(RedisRateLimiters.tryAcquireTogether(calls));
 		}
 		catch (RuntimeException ex) {
-			failure = ex;
+			decided = CompletableFuture.failedFuture(ex);
 		}
-		long nanos = System.nanoTime() - started;
+		return decided.handle((answers, failure) -> verdict(request, included, budgetIds, observed, answers,
+				(failure != null) ? unwrap(failure) : null, System.nanoTime() - started));
+	}
+
+	private RateLimitVerdict verdict(Supplier<String> request, List<RateLimitRule> included, List<String> budgetIds,
+			List<RateLimitObserver.Decision> observed, @Nullable List<List<RateLimitDecision>> answers,
+			@Nullable RuntimeException failure, long nanos) {
 		List<AppliedLimit> applied = new ArrayList<>(included.size());
 		for (int i = 0; i < included.size(); i++) {
 			RateLimitRule rule = included.get(i);
 			List<RateLimitDecision> decisions;
-			if (failure != null) {
+			if (failure != null || answers == null) {
 				decisions = onFailure(rule, budgetIds.get(i), (i == 0) ? failure : null);
 				if (decisions == null) {
 					end(observed.get(i), Outcome.ERROR, nanos);

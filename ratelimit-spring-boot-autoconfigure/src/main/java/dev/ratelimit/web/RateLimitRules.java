@@ -40,6 +40,8 @@ public final class RateLimitRules {
 
 	private final List<RateLimitRule> all = new CopyOnWriteArrayList<>();
 
+	private volatile boolean anyHandlerRules;
+
 	/**
 	 * Creates the registry.
 	 * @param pathRules the rules that apply by path and method, from properties
@@ -109,8 +111,20 @@ public final class RateLimitRules {
 				(key) -> {
 					List<RateLimitRule> built = this.factory.forHandler(key.method(), key.beanType());
 					built.forEach(this::register);
+					if (!built.isEmpty()) {
+						this.anyHandlerRules = true;
+					}
 					return List.copyOf(built);
 				});
+	}
+
+	/**
+	 * Returns whether a handler has rules of its own, so that a web stack need not look a request's
+	 * handler up when none has.
+	 * @return {@code true} once the rules of an annotated handler were built
+	 */
+	public boolean hasHandlerRules() {
+		return this.anyHandlerRules;
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.ratelimit.web;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,21 @@ public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> vi
 	 */
 	public boolean allowed() {
 		return this.violated.isEmpty() && !this.unavailable && this.missingKey == null;
+	}
+
+	/**
+	 * Returns this verdict with the limits an earlier stage applied to the same request first, so that
+	 * the headers announce every rule applied to it.
+	 * @param earlier the limits applied before, or {@code null} when none were
+	 * @return the verdict of the whole request so far
+	 */
+	public RateLimitVerdict after(@Nullable List<AppliedLimit> earlier) {
+		if (earlier == null || earlier.isEmpty()) {
+			return this;
+		}
+		List<AppliedLimit> all = new ArrayList<>(earlier);
+		all.addAll(this.applied);
+		return new RateLimitVerdict(all, this.violated, this.unavailable, this.missingKey);
 	}
 
 }

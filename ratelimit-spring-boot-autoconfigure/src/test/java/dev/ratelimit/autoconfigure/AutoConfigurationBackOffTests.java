@@ -20,7 +20,8 @@ class AutoConfigurationBackOffTests {
 	void everyBeanMethodBacksOffForTheApplicationsOwn() {
 		List<Class<?>> configurations = List.of(RateLimitAutoConfiguration.class,
 				RateLimitAutoConfiguration.LettuceRunnerConfiguration.class, RateLimitWebAutoConfiguration.class,
-				RateLimitWebMvcAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class,
+				RateLimitMetricsAutoConfiguration.class,
 				RateLimitMetricsAutoConfiguration.DecisionMetricsConfiguration.class,
 				RateLimitEndpointAutoConfiguration.class, RateLimitObservationAutoConfiguration.class);
 		List<String> beanMethods = new ArrayList<>();

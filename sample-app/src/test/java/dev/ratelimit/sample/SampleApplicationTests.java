@@ -192,6 +192,21 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void outboundCallsWaitForTheirTurnAtMostASecond() throws Exception {
+		assertThat(get("/outbound/1").statusCode()).isEqualTo(200);
+		assertThat(get("/outbound/2").statusCode()).isEqualTo(200);
+		// the test's clock stands still, so the third call's turn never comes: it waits out its second, then gives up
+		HttpResponse<String> gaveUp = get("/outbound/3");
+		assertThat(gaveUp.statusCode()).isEqualTo(503);
+		assertThat(gaveUp.body()).contains("\"called\":false");
+		assertThat(gaveUp.headers().firstValue("Retry-After")).hasValue("1");
+		this.clock.advance(Duration.ofMillis(500));
+		HttpResponse<String> called = get("/outbound/4");
+		assertThat(called.statusCode()).isEqualTo(200);
+		assertThat(called.body()).contains("\"called\":true");
+	}
+
+	@Test
 	void shadowRuleObservesWithoutRefusing() throws Exception {
 		for (int remaining = 1; remaining >= 0; remaining--) {
 			assertThat(get("/api/beta").headers().firstValue("RateLimit"))

@@ -1,21 +1,19 @@
 package dev.ratelimit.web.servlet;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
+
+import dev.ratelimit.web.ContentNegotiation;
 
 /**
  * Writes rate-limit headers and the entities of a
@@ -62,8 +60,7 @@ public final class RateLimitResponseWriter {
 			return;
 		}
 		ServletServerHttpResponse output = new ServletServerHttpResponse(response);
-		MediaType contentType = entity.getHeaders().getContentType();
-		for (MediaType accepted : (contentType != null) ? List.of(contentType) : accepted(request)) {
+		for (MediaType accepted : ContentNegotiation.candidates(entity, request.getHeader(HttpHeaders.ACCEPT))) {
 			for (HttpMessageConverter converter : this.converters.get()) {
 				for (MediaType produced : producible(converter, body.getClass(), accepted)) {
 					if (accepted.isCompatibleWith(produced)) {
@@ -91,24 +88,6 @@ public final class RateLimitResponseWriter {
 			return converter.canWrite(bodyClass, accepted) ? List.of(accepted) : List.of();
 		}
 		return converter.getSupportedMediaTypes(bodyClass);
-	}
-
-	/**
-	 * Returns the media types the request accepts, the most preferred first; any type when it names none
-	 * or its {@code Accept} header is malformed.
-	 */
-	private static List<MediaType> accepted(HttpServletRequest request) {
-		try {
-			List<MediaType> types = new ArrayList<>(MediaType.parseMediaTypes(request.getHeader(HttpHeaders.ACCEPT)));
-			types.sort(Comparator.comparingDouble(MediaType::getQualityValue).reversed());
-			if (!types.isEmpty()) {
-				return types;
-			}
-		}
-		catch (InvalidMediaTypeException ex) {
-			// a malformed Accept header asks for nothing in particular
-		}
-		return List.of(MediaType.ALL);
 	}
 
 }

@@ -2,7 +2,6 @@ package dev.ratelimit.web.servlet;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -138,11 +137,7 @@ public final class ServletRateLimitSupport {
 		// the headers announce every rule applied to the request, in the filter and in the interceptor
 		@SuppressWarnings("unchecked")
 		List<AppliedLimit> earlier = (List<AppliedLimit>) request.getAttribute(APPLIED);
-		if (earlier != null) {
-			List<AppliedLimit> all = new ArrayList<>(earlier);
-			all.addAll(verdict.applied());
-			verdict = new RateLimitVerdict(all, verdict.violated(), verdict.unavailable(), verdict.missingKey());
-		}
+		verdict = verdict.after(earlier);
 		request.setAttribute(APPLIED, verdict.applied());
 		this.writer.writeHeaders(response, this.headers.of(verdict));
 		if (verdict.allowed()) {

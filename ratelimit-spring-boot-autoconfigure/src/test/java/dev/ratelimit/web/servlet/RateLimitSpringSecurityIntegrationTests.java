@@ -86,7 +86,8 @@ class RateLimitSpringSecurityIntegrationTests extends RedisBackedWebTests {
 		assertThat(get("/basic/hello", wrong).statusCode()).isEqualTo(401);
 		HttpResponse<String> refused = get("/basic/hello", wrong);
 		assertThat(refused.statusCode()).isEqualTo(429);
-		assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).matches("\"basic\";r=0;t=(59|60)");
+		// the minute opened with the first failure; seconds pass on a loaded machine
+		assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).matches("\"basic\";r=0;t=(5\\d|60)");
 		// the budget is the address's, whoever claims to be calling
 		assertThat(get("/basic/hello", basic("ann", "secret")).statusCode()).isEqualTo(429);
 		assertThat(this.failures.count).hasValue(3);

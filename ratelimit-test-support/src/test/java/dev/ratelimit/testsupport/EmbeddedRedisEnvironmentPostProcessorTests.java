@@ -1,10 +1,7 @@
-package dev.ratelimit.sample;
+package dev.ratelimit.testsupport;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.testsupport.ClosedPort;
-import dev.ratelimit.testsupport.RedisServerProcess;
-import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.logging.DeferredLogs;
 import org.springframework.mock.env.MockEnvironment;

@@ -1,4 +1,4 @@
-package dev.ratelimit.sample;
+package dev.ratelimit.testsupport;
 
 import java.net.URI;
 import java.util.Map;
@@ -6,8 +6,6 @@ import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.testsupport.RedisBinary;
-import dev.ratelimit.testsupport.RedisServerProcess;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
@@ -21,13 +19,18 @@ import org.springframework.util.StringUtils;
  * Gives the sample a Redis when none answers at the configured address: starts the redis-server
  * binary shipped in the embedded-redis artifact on a free port of 127.0.0.1, points
  * {@code spring.data.redis.*} at it, and stops it when the JVM exits (Ctrl-C included). Set
- * {@code sample.embedded-redis.enabled=false} to never start one.
+ * {@code sample.embedded-redis.enabled=false} to never start one. For the samples, which register it in
+ * their {@code META-INF/spring.factories}; never for a production application.
  */
-class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+public final class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
 	private final Log logger;
 
-	EmbeddedRedisEnvironmentPostProcessor(DeferredLogFactory logFactory) {
+	/**
+	 * Creates the post-processor.
+	 * @param logFactory Spring Boot's deferred logs
+	 */
+	public EmbeddedRedisEnvironmentPostProcessor(DeferredLogFactory logFactory) {
 		this.logger = logFactory.getLog(EmbeddedRedisEnvironmentPostProcessor.class);
 	}
 
@@ -51,7 +54,7 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor,
 	 * @param environment the environment
 	 * @return the server started, which the caller stops, or {@code null}
 	 */
-	@Nullable RedisServerProcess startIfNoneAnswers(ConfigurableEnvironment environment) {
+	public @Nullable RedisServerProcess startIfNoneAnswers(ConfigurableEnvironment environment) {
 		if (!environment.getProperty("sample.embedded-redis.enabled", Boolean.class, true)) {
 			return null;
 		}

@@ -1,0 +1,98 @@
+package dev.ratelimit.autoconfigure;
+
+import java.util.List;
+
+import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
+import dev.ratelimit.web.reactive.RateLimitWebFilter;
+import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
+import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.server.WebFilter;
+
+/**
+ * Applies the shared {@link RateLimitRules} in reactive (WebFlux) applications: a
+ * {@link RateLimitWebFilter} ahead of Spring Security for the rules from properties, and a
+ * {@link RateLimitHandlerWebFilter} behind it for the rules of annotated handlers and those keyed by
+ * {@code principal}. Neither blocks a thread on Redis.
+ */
+@AutoConfiguration(after = RateLimitWebAutoConfiguration.class,
+		afterName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
+@ConditionalOnWebApplication(type = Type.REACTIVE)
+@ConditionalOnClass({ WebFilter.class, RequestMappingHandlerMapping.class })
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnBean(RateLimitRules.class)
+public final class RateLimitWebFluxAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReactiveRateLimitSupport rateLimitReactiveSupport(RateLimitRules rules, RateLimitEnforcer enforcer,
+			ClientAddressResolver addresses, RateLimitHeaders headers, RateLimitRejectionHandler rejections,
+			ObjectProvider<ServerCodecConfigurer> codecs, ObjectProvider<RequestMappingHandlerMapping> mappings,
+			ListableBeanFactory beanFactory) {
+		return new ReactiveRateLimitSupport(rules, enforcer, addresses,
+				(name) -> beanFactory.getBean(name, ReactiveRateLimitKeyResolver.class), headers, rejections,
+				codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters(), mappings.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitWebFilter rateLimitWebFilter(ReactiveRateLimitSupport support, RateLimitProperties properties) {
+		return new RateLimitWebFilter(support, properties.getFilter().getOrder());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitHandlerWebFilter rateLimitHandlerWebFilter(ReactiveRateLimitSupport support) {
+		return new RateLimitHandlerWebFilter(support);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitWebFluxHandlers rateLimitWebFluxHandlers(RateLimitRules rules, ListableBeanFactory beanFactory) {
+		return new RateLimitWebFluxHandlers(rules, beanFactory);
+	}
+
+	/**
+	 * Checks every WebFlux handler's {@link dev.ratelimit.RateLimited} annotations once the application
+	 * has started, so that a bad one stops it.
+	 */
+	static final class RateLimitWebFluxHandlers implements org.springframework.beans.factory.SmartInitializingSingleton {
+
+		private final RateLimitRules rules;
+
+		private final ListableBeanFactory beanFactory;
+
+		RateLimitWebFluxHandlers(RateLimitRules rules, ListableBeanFactory beanFactory) {
+			this.rules = rules;
+			this.beanFactory = beanFactory;
+		}
+
+		@Override
+		public void afterSingletonsInstantiated() {
+			List<RequestMappingHandlerMapping> mappings = List
+				.copyOf(this.beanFactory.getBeansOfType(RequestMappingHandlerMapping.class).values());
+			for (RequestMappingHandlerMapping mapping : mappings) {
+				mapping.getHandlerMethods().values().forEach(this.rules::forHandler);
+			}
+		}
+
+	}
+
+}

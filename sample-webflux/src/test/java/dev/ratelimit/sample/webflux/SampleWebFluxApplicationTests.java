@@ -1,0 +1,83 @@
+package dev.ratelimit.sample.webflux;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.testsupport.RedisTestServer;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The WebFlux sample as its documentation's curl commands use it, on Netty and a real Redis.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "server.address=127.0.0.1")
+class SampleWebFluxApplicationTests {
+
+	private static final HttpClient http = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	private int port;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
+		registry.add("ratelimit.key-prefix", () -> "sample-webflux-" + UUID.randomUUID().toString().substring(0, 8));
+	}
+
+	@Test
+	void refusesTheSixthGreetingOfAMinute() throws Exception {
+		for (int i = 4; i >= 0; i--) {
+			HttpResponse<String> allowed = get("/api/greeting");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"greeting\";r=" + i + ";");
+		}
+		HttpResponse<String> refused = get("/api/greeting");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+	}
+
+	@Test
+	void givesEachTenantItsOwnBudget() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/api/tenant/orders", "X-Tenant", "acme").statusCode()).isEqualTo(200);
+		}
+		assertThat(get("/api/tenant/orders", "X-Tenant", "acme").statusCode()).isEqualTo(429);
+		assertThat(get("/api/tenant/orders", "X-Tenant", "globex").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void limitsTheAnnotatedHandlerAndTheAsynchronousQuotes() throws Exception {
+		assertThat(get("/api/reports").statusCode()).isEqualTo(200);
+		assertThat(get("/api/reports").statusCode()).isEqualTo(200);
+		assertThat(get("/api/reports").statusCode()).isEqualTo(429);
+		assertThat(get("/api/quotes/ACME").body()).contains("\"remaining\":1");
+		assertThat(get("/api/quotes/ACME").statusCode()).isEqualTo(200);
+		HttpResponse<String> refused = get("/api/quotes/ACME");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.body()).contains("retryAfterSeconds");
+	}
+
+	private HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.timeout(Duration.ofSeconds(30));
+		if (headers.length > 0) {
+			request.headers(headers);
+		}
+		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+}
