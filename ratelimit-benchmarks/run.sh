@@ -10,13 +10,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 out=ratelimit-benchmarks/target/bench
 jar=ratelimit-benchmarks/target/benchmarks.jar
 sample_jar=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
-# the WebFlux sample, whose HTTP scenario is skipped (with a line saying so) while the module is absent
-webflux_module=sample-webflux
-webflux_jar=$webflux_module/target/$webflux_module-0.1.0-SNAPSHOT.jar
-modules=ratelimit-benchmarks,sample-app
-if [[ -f $webflux_module/pom.xml ]]; then
-  modules+=",$webflux_module"
-fi
+webflux_jar=sample-webflux/target/sample-webflux-0.1.0-SNAPSHOT.jar
 
 if [[ "${QUICK:-0}" == "1" ]]; then
   jmh_timing=(-f 1 -wi 1 -w 1s -i 2 -r 1s)
@@ -27,7 +21,7 @@ else
 fi
 
 echo "== build (benchmarks profile)"
-./mvnw -B -q -Pbenchmarks -pl "$modules" -am package -DskipTests
+./mvnw -B -q -Pbenchmarks -pl ratelimit-benchmarks,sample-app,sample-webflux -am package -DskipTests
 
 rm -rf "$out"
 mkdir -p "$out"

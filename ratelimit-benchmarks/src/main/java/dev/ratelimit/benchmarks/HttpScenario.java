@@ -275,14 +275,17 @@ final class HttpScenario {
 		}
 
 		/**
-		 * Returns the WebFlux sample, set up as the servlet one.
-		 * @param jar the WebFlux sample's jar
+		 * Returns the WebFlux sample set up as the servlet one: its tenant rule keyed by
+		 * {@code X-Api-Key} (the sample reads {@code X-Tenant} through a key-resolver bean) with a limit
+		 * never reached, the greeting rule moved away, its own embedded Redis off.
+		 * @param jar the sample-webflux jar
 		 * @return the application
 		 */
 		static Application webflux(Path jar) {
-			return new Application("sample-webflux", jar, "/api/partner/quote", "/api/greeting",
-					List.of("--sample.embedded-redis.enabled=false", "--ratelimit.rules.partner.limit=100000000",
-							"--ratelimit.rules.partner.window=1h", "--ratelimit.rules.greeting.paths=/bench/unused"));
+			return new Application("sample-webflux", jar, "/api/tenant/orders", "/api/greeting",
+					List.of("--sample.embedded-redis.enabled=false", "--ratelimit.rules.tenant.key=header:X-Api-Key",
+							"--ratelimit.rules.tenant.limit=100000000", "--ratelimit.rules.tenant.window=1h",
+							"--ratelimit.rules.greeting.paths=/bench/unused"));
 		}
 
 	}

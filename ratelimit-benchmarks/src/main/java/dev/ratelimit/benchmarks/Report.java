@@ -203,7 +203,9 @@ public final class Report {
 						+ "Tomcat, the starter's defaults)");
 		http(md, "httpWebflux", "HTTP: latency the WebFlux filter adds", "the WebFlux filter",
 				"The WebFlux sample app (`java -jar sample-webflux/target/sample-webflux-0.1.0-SNAPSHOT.jar`, its "
-						+ "own JVM, Reactor Netty, the starter's defaults, the rules in `RateLimitWebFilter`)");
+						+ "own JVM, Reactor Netty, the starter's defaults, the rules in `RateLimitWebFilter`, decisions "
+						+ "through `tryAcquireAsync`; its tenant rule keyed by the `X-Api-Key` header by a property, as "
+						+ "the servlet sample's partner rule is)");
 		md.append("## Reproduce\n\n```\nratelimit-benchmarks/run.sh\n```\n\n")
 			.append("It builds the module with `./mvnw -B -Pbenchmarks -pl ratelimit-benchmarks,sample-app,sample-webflux -am package -DskipTests`, ")
 			.append("runs the JMH uber-jar `ratelimit-benchmarks/target/benchmarks.jar` once per thread count with JSON output, ")
