@@ -19,7 +19,8 @@ import dev.ratelimit.redis.RedisRateLimiter;
  * Lettuce's I/O thread. The workload and the limiters are those of {@link RateLimiterBenchmarks}: the
  * allowed path over 10,000 pre-filled keys chosen at random, the starter's configuration, a fresh
  * redis-server per algorithm. It compares with the physical limit of the same script at as many
- * commands in flight, which has no client code at all.
+ * commands in flight, which has no client code at all. Only decisions Redis answered count: a call that
+ * timed out, or that an open circuit breaker failed at once, is an error, counted apart.
  */
 final class AsyncScenario {
 
@@ -70,16 +71,19 @@ final class AsyncScenario {
 		for (int r = 0; r < this.rounds; r++) {
 			long start = System.nanoTime();
 			long[] counts = inFlight(limiter, keys, depth, this.round.toNanos(), latencies);
-			perSecond.add(counts[0] / ((System.nanoTime() - start) / 1e9));
+			perSecond.add((counts[0] - counts[2]) / ((System.nanoTime() - start) / 1e9));
 			for (int i = 0; i < totals.length; i++) {
 				totals[i] += counts[i];
 			}
-			sampled.add(Arrays.copyOf(latencies, (int) Math.min(counts[0], LATENCY_CAPACITY)));
+			// failed calls left -1
+			sampled.add(Arrays.stream(latencies, 0, (int) Math.min(counts[0], LATENCY_CAPACITY))
+				.filter((micros) -> micros >= 0)
+				.toArray());
 		}
 		long cpuAfter = RateLimiterBenchmarks.processCpuNanos();
 		ServerCounters after = redis.counters();
 		double seconds = (after.nanoTime() - before.nanoTime()) / 1e9;
-		long decisions = totals[0];
+		long decisions = totals[0] - totals[2];
 		long[] all = HttpScenario.concat(sampled);
 		Map<String, Object> row = Measurements.row("system", algorithm, "depth", depth, "roundSeconds",
 				this.round.toMillis() / 1000.0, "perSecond", perSecond,
@@ -96,8 +100,8 @@ final class AsyncScenario {
 
 	/**
 	 * Keeps {@code depth} decisions in flight from the calling thread for a while and returns
-	 * {decisions, rejections, errors}; the latency of the n-th decision, in microseconds from its call
-	 * to its callback, goes into {@code latencies[n]} while there is room.
+	 * {calls, rejections, errors}; the latency of the n-th call, in microseconds from the call to its
+	 * callback, or -1 when it failed, goes into {@code latencies[n]} while there is room.
 	 */
 	private static long[] inFlight(RedisRateLimiter limiter, String[] keys, int depth, long nanos, long[] latencies)
 			throws InterruptedException {
@@ -115,7 +119,7 @@ final class AsyncScenario {
 			long start = System.nanoTime();
 			limiter.tryAcquireAsync(keys[random.nextInt(keys.length)], limit).whenComplete((decision, failure) -> {
 				if (index >= 0) {
-					latencies[index] = (System.nanoTime() - start) / 1000;
+					latencies[index] = (failure != null) ? -1 : (System.nanoTime() - start) / 1000;
 				}
 				if (failure != null) {
 					// the starter fails open: counted, so that a table can never hide a timeout
