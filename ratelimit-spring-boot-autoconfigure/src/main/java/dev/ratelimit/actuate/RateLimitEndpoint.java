@@ -1,8 +1,10 @@
 package dev.ratelimit.actuate;
 
 import java.net.InetAddress;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,7 +12,10 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 
@@ -20,6 +25,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code ratelimit} actuator endpoint: the rules in force; one key's state under a rule, read
@@ -32,6 +39,10 @@ public class RateLimitEndpoint {
 
 	private final RateLimitRules rules;
 
+	private final RateLimitPlans plans;
+
+	private final @Nullable Supplier<List<String>> reload;
+
 	private final FailureMode failureMode;
 
 	private final @Nullable CircuitBreaker circuitBreaker;
@@ -43,6 +54,34 @@ public class RateLimitEndpoint {
 	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
 	 */
 	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker) {
+		this(rules, failureMode, circuitBreaker, RateLimitPlans.NONE);
+	}
+
+	/**
+	 * Creates the endpoint for rules with plans.
+	 * @param rules the rules and their limiters
+	 * @param failureMode the failure mode in force
+	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
+	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
+	 */
+	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
+			RateLimitPlans plans) {
+		this(rules, failureMode, circuitBreaker, plans, null);
+	}
+
+	/**
+	 * Creates the endpoint, with the reload of the rules from the environment.
+	 * @param rules the rules and their limiters
+	 * @param failureMode the failure mode in force
+	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
+	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
+	 * @param reload reads the rules again and returns their names, throwing when they are invalid; or
+	 * {@code null} when they cannot be reloaded
+	 */
+	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
+			RateLimitPlans plans, @Nullable Supplier<List<String>> reload) {
+		this.reload = reload;
+		this.plans = plans;
 		this.rules = rules;
 		this.failureMode = failureMode;
 		this.circuitBreaker = circuitBreaker;
@@ -64,10 +103,35 @@ public class RateLimitEndpoint {
 			rules.add(new RuleDescriptor(rule.name(), rule.source(),
 					rule.paths().stream().map((path) -> path.getPatternString()).toList(),
 					rule.methods().stream().sorted().toList(), rule.algorithm().id(), rule.key(), rule.cost(),
-					rule.shadow(), limits));
+					rule.shadow(), limits, rule.allowKeys().size()));
 		}
 		String redis = (this.circuitBreaker != null) ? this.circuitBreaker.state().id() : "unknown";
-		return new RulesDescriptor(this.failureMode.id(), redis, rules);
+		AddressLists lists = this.rules.addressLists();
+		return new RulesDescriptor(this.failureMode.id(), redis, rules,
+				lists.allow().stream().map(Object::toString).toList(), lists.deny().stream().map(Object::toString).toList());
+	}
+
+	/**
+	 * Reads the rules from properties again ({@code POST /actuator/ratelimit/reload}) and puts them in
+	 * force for new requests; invalid rules are refused (400, with the message of a startup error) and the
+	 * rules in force stay.
+	 * @param action {@code reload}
+	 * @return the rules now in force (200), the error (400), or 404 for another action or when the rules
+	 * cannot be reloaded
+	 */
+	@WriteOperation
+	public WebEndpointResponse<ReloadDescriptor> reload(@Selector String action) {
+		if (!action.equals("reload") || this.reload == null) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		try {
+			return new WebEndpointResponse<>(new ReloadDescriptor(true, this.reload.get(), null));
+		}
+		catch (RuntimeException ex) {
+			return new WebEndpointResponse<>(new ReloadDescriptor(false, this.rules.pathRules().stream()
+				.map(RateLimitRule::name)
+				.toList(), ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
 	}
 
 	/**
@@ -101,14 +165,29 @@ public class RateLimitEndpoint {
 			return null;
 		}
 		RateLimitRule found = target.rule();
-		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(target.budgetId(), found.limits());
+		// a plan a resolver bean gives; a plan from a header is the request's, unknown here
+		String plan = (found.planKind().equals("bean") && !Boolean.TRUE.equals(clientAddress))
+				? this.plans.plan(found, target.key()) : null;
+		if (RateLimitPlanResolver.UNLIMITED.equals(plan)) {
+			return new KeyDescriptor(found.name(), target.key(), plan, List.of());
+		}
+		List<RateLimit> planLimits = found.limitsOf(plan);
+		String budgetId = target.budgetId();
+		RateLimitRule.CalendarBudget quota = found.calendarBudget(budgetId, planLimits, Instant.now());
+		if (quota != null) {
+			// the current period's budget
+			budgetId = quota.id();
+			planLimits = quota.limits();
+		}
+		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(budgetId, planLimits);
 		List<KeyLimitDescriptor> limits = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
-			limits.add(new KeyLimitDescriptor(found.policyName(i), decision.limit(), decision.remaining(),
+			limits.add(new KeyLimitDescriptor(found.policyName(i, planLimits), decision.limit(), decision.remaining(),
 					decision.allowed(), decision.retryAfterSeconds(), decision.resetAfterSeconds()));
 		}
-		return new KeyDescriptor(found.name(), target.key(), limits);
+		return new KeyDescriptor(found.name(), target.key(),
+				(plan != null && found.plans().containsKey(plan)) ? plan : null, limits);
 	}
 
 	/**
@@ -136,8 +215,16 @@ public class RateLimitEndpoint {
 	@DeleteOperation
 	public @Nullable ResetDescriptor resetKey(@Selector String rule, String key, @Nullable Boolean clientAddress) {
 		Target target = target(rule, key, Boolean.TRUE.equals(clientAddress));
-		return (target != null) ? new ResetDescriptor(rule, target.key(), true,
-				this.rules.limiter(target.rule()).reset(target.budgetId(), target.rule().limits())) : null;
+		if (target == null) {
+			return null;
+		}
+		// the key's state under the rule's own limits and under every plan's
+		RateLimitRule found = target.rule();
+		long deleted = this.rules.limiter(found).reset(target.budgetId(), found.limits());
+		for (List<RateLimit> planLimits : found.plans().values()) {
+			deleted += this.rules.limiter(found).reset(target.budgetId(), planLimits);
+		}
+		return new ResetDescriptor(rule, target.key(), true, deleted);
 	}
 
 	private @Nullable Target target(String name, String key, boolean clientAddress) {
@@ -172,9 +259,11 @@ public class RateLimitEndpoint {
 	 * @param failureMode the failure mode, such as {@code fail-open}
 	 * @param redis the state of the circuit breaker guarding Redis: {@code closed} while Redis decides
 	 * @param rules the rules
+	 * @param allowedAddresses the client addresses and blocks whose requests skip every rule
+	 * @param deniedAddresses the client addresses and blocks refused with 403 before any rule
 	 */
-	public record RulesDescriptor(String failureMode, String redis, List<RuleDescriptor> rules)
-			implements OperationResponseBody {
+	public record RulesDescriptor(String failureMode, String redis, List<RuleDescriptor> rules,
+			List<String> allowedAddresses, List<String> deniedAddresses) implements OperationResponseBody {
 	}
 
 	/**
@@ -189,9 +278,11 @@ public class RateLimitEndpoint {
 	 * @param cost permits one request takes
 	 * @param shadow whether it only observes
 	 * @param limits its limits
+	 * @param allowKeys how many key values are exempt from it (the values themselves, often internal API
+	 * keys, are not shown)
 	 */
 	public record RuleDescriptor(String name, String source, List<String> paths, List<String> methods,
-			String algorithm, String key, long cost, boolean shadow, List<LimitDescriptor> limits) {
+			String algorithm, String key, long cost, boolean shadow, List<LimitDescriptor> limits, int allowKeys) {
 	}
 
 	/**
@@ -206,13 +297,26 @@ public class RateLimitEndpoint {
 	}
 
 	/**
+	 * The outcome of a reload.
+	 *
+	 * @param reloaded whether the new rules are in force
+	 * @param rules the names of the rules from properties in force now
+	 * @param error why the new rules were refused, or {@code null}
+	 */
+	public record ReloadDescriptor(boolean reloaded, List<String> rules, @Nullable String error)
+			implements OperationResponseBody {
+	}
+
+	/**
 	 * A key's state under a rule.
 	 *
 	 * @param rule the rule's name
 	 * @param key the key
+	 * @param plan the key's plan, from the rule's plan resolver: {@code unlimited} (no limits), another
+	 * of the rule's plans, or {@code null} for the rule's own limits
 	 * @param limits the state under each limit
 	 */
-	public record KeyDescriptor(String rule, String key, List<KeyLimitDescriptor> limits)
+	public record KeyDescriptor(String rule, String key, @Nullable String plan, List<KeyLimitDescriptor> limits)
 			implements OperationResponseBody {
 	}
 

@@ -1,9 +1,16 @@
 package dev.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.web.AddressLists;
+import dev.ratelimit.web.CalendarPeriod;
+import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -20,31 +27,96 @@ final class PropertyRules {
 	private PropertyRules() {
 	}
 
-	static List<RateLimitRule> of(RateLimitProperties properties, RateLimitRuleFactory factory) {
+	/**
+	 * Returns the CIDR blocks of a list of addresses, each bad one a startup error naming its property.
+	 */
+	static List<CidrBlock> blocks(String property, List<String> addresses) {
+		List<CidrBlock> blocks = new ArrayList<>();
+		for (int i = 0; i < addresses.size(); i++) {
+			blocks.add(PropertyErrors.check(property + "[" + i + "]", addresses.get(i), CidrBlock::parse));
+		}
+		return blocks;
+	}
+
+	static AddressLists addressLists(RateLimitProperties properties) {
+		return new AddressLists(blocks("ratelimit.allow.addresses", properties.getAllow().getAddresses()),
+				blocks("ratelimit.deny.addresses", properties.getDeny().getAddresses()));
+	}
+
+	static List<RateLimitRule> of(RateLimitProperties properties, RateLimitRuleFactory factory,
+			Predicate<String> planResolverExists) {
 		List<RateLimitRule> rules = new ArrayList<>();
 		for (Map.Entry<String, RateLimitProperties.Rule> entry : properties.getRules().entrySet()) {
-			rules.add(rule(factory, entry.getKey(), entry.getValue()));
+			rules.add(rule(factory, entry.getKey(), entry.getValue(), planResolverExists));
 		}
 		return rules;
 	}
 
-	private static RateLimitRule rule(RateLimitRuleFactory factory, String name, RateLimitProperties.Rule rule) {
-		List<LimitDefinition> limits = new ArrayList<>();
-		if (rule.getLimits().isEmpty()) {
-			limits.add(new LimitDefinition("", rule.getLimit(), rule.getWindow(), rule.getBurst()));
+	/**
+	 * Checks that a calendar quota has one limit and no window, on the fixed window.
+	 */
+	private static void checkQuota(String property, RateLimitProperties.Rule rule) {
+		if (rule.getWindow() != null) {
+			throw new InvalidConfigurationPropertyValueException(property + ".window", rule.getWindow(),
+					"a rule with a period (" + rule.getPeriod().name().toLowerCase(java.util.Locale.ROOT)
+							+ ") counts per calendar period; remove the window");
 		}
-		else if (rule.getLimit() != null || rule.getWindow() != null || rule.getBurst() != null) {
-			throw new InvalidConfigurationPropertyValueException("ratelimit.rules." + name + ".limits",
-					rule.getLimits().size() + " limits",
+		if (!rule.getLimits().isEmpty() || rule.getBurst() != null) {
+			throw new InvalidConfigurationPropertyValueException(property + ".period", rule.getPeriod(),
+					"a calendar quota has one limit per period; remove limits[*] and burst");
+		}
+		if (rule.getAlgorithm() != null && rule.getAlgorithm() != Algorithm.FIXED_WINDOW) {
+			throw new InvalidConfigurationPropertyValueException(property + ".algorithm", rule.getAlgorithm().id(),
+					"a calendar quota counts in fixed windows, the calendar's; remove the algorithm or use fixed-window");
+		}
+		for (RateLimitProperties.Plan plan : rule.getPlans().values()) {
+			if (plan.getWindow() == null) {
+				plan.setWindow(rule.getPeriod().longest());
+			}
+		}
+	}
+
+	/**
+	 * Returns the limits of a rule or plan as configured: the short form, or several limits.
+	 */
+	private static List<LimitDefinition> definitions(String property, String prefix, RateLimitProperties.Limit limit,
+			List<RateLimitProperties.Limit> several) {
+		List<LimitDefinition> limits = new ArrayList<>();
+		if (several.isEmpty()) {
+			limits.add(new LimitDefinition(prefix, limit.getLimit(), limit.getWindow(), limit.getBurst()));
+		}
+		else if (limit.getLimit() != null || limit.getWindow() != null || limit.getBurst() != null) {
+			throw new InvalidConfigurationPropertyValueException(property + "." + prefix + "limits",
+					several.size() + " limits",
 					"give either limit, window and burst, or limits[*], not both; move the short form into limits");
 		}
-		for (int i = 0; i < rule.getLimits().size(); i++) {
-			RateLimitProperties.Limit limit = rule.getLimits().get(i);
-			limits.add(new LimitDefinition("limits[" + i + "].", limit.getLimit(), limit.getWindow(), limit.getBurst()));
+		for (int i = 0; i < several.size(); i++) {
+			RateLimitProperties.Limit each = several.get(i);
+			limits.add(new LimitDefinition(prefix + "limits[" + i + "].", each.getLimit(), each.getWindow(),
+					each.getBurst()));
 		}
+		return limits;
+	}
+
+	private static RateLimitRule rule(RateLimitRuleFactory factory, String name, RateLimitProperties.Rule rule,
+			Predicate<String> planResolverExists) {
+		String property = "ratelimit.rules." + name;
+		CalendarPeriod period = rule.getPeriod();
+		if (period != null) {
+			checkQuota(property, rule);
+		}
+		List<LimitDefinition> limits = (period != null)
+				? List.of(new LimitDefinition("", rule.getLimit(), period.longest(), null))
+				: definitions(property, "", rule, rule.getLimits());
+		Map<String, List<LimitDefinition>> plans = new LinkedHashMap<>();
+		rule.getPlans().forEach((plan, planLimits) -> plans.put(plan,
+				definitions(property, "plans." + plan + ".", planLimits, planLimits.getLimits())));
 		try {
-			return factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(), rule.getKey(),
-					rule.getMissingKey(), rule.getCost(), rule.getShadow());
+			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(),
+					rule.getKey(), rule.getMissingKey(), rule.getCost(), rule.getShadow())
+				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
+			RateLimitRule planned = factory.withPlans(created, rule.getPlan(), plans, planResolverExists);
+			return (period != null) ? planned.withPeriod(period, rule.getZone()) : planned;
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

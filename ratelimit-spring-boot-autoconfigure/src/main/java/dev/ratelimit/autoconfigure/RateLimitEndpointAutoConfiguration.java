@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
+import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,8 +27,11 @@ public final class RateLimitEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEndpoint rateLimitEndpoint(RateLimitRules rules, RateLimitProperties properties,
-			ObjectProvider<CircuitBreaker> circuitBreaker) {
-		return new RateLimitEndpoint(rules, properties.getFailureMode(), circuitBreaker.getIfAvailable());
+			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlans> plans,
+			ObjectProvider<RateLimitRulesReload> reload) {
+		RateLimitRulesReload rulesReload = reload.getIfAvailable();
+		return new RateLimitEndpoint(rules, properties.getFailureMode(), circuitBreaker.getIfAvailable(),
+				plans.getIfAvailable(() -> RateLimitPlans.NONE), (rulesReload != null) ? rulesReload::reload : null);
 	}
 
 }

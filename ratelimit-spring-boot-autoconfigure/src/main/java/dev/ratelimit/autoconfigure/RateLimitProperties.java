@@ -1,6 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.MissingKey;
 
@@ -78,6 +81,12 @@ public class RateLimitProperties {
 	private final Headers headers = new Headers();
 
 	private final Filter filter = new Filter();
+
+	private final Addresses allow = new Addresses();
+
+	private final PlanCache planCache = new PlanCache();
+
+	private final Addresses deny = new Addresses();
 
 	/**
 	 * Rules by name; each applies to the requests its paths and methods match.
@@ -162,6 +171,18 @@ public class RateLimitProperties {
 
 	public Headers getHeaders() {
 		return this.headers;
+	}
+
+	public PlanCache getPlanCache() {
+		return this.planCache;
+	}
+
+	public Addresses getAllow() {
+		return this.allow;
+	}
+
+	public Addresses getDeny() {
+		return this.deny;
 	}
 
 	public Filter getFilter() {
@@ -298,6 +319,80 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * The limits of one plan of a rule: limit, window and burst, or several limits.
+	 */
+	public static class Plan extends Limit {
+
+		/**
+		 * Several limits for the plan, all charged or none, instead of limit, window and burst.
+		 */
+		private List<Limit> limits = new ArrayList<>();
+
+		public List<Limit> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<Limit> limits) {
+			this.limits = limits;
+		}
+
+	}
+
+	/**
+	 * The cache of the plans a RateLimitPlanResolver found, in each instance.
+	 */
+	public static class PlanCache {
+
+		/**
+		 * How long a key's plan is remembered before the resolver is asked again.
+		 */
+		private Duration ttl = Duration.ofMinutes(1);
+
+		/**
+		 * How many keys' plans are remembered at most.
+		 */
+		private int maxKeys = 10_000;
+
+		public Duration getTtl() {
+			return this.ttl;
+		}
+
+		public void setTtl(Duration ttl) {
+			this.ttl = ttl;
+		}
+
+		public int getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(int maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+	}
+
+	/**
+	 * Client addresses, for the allow list (requests skip every rule, without a Redis call) and the deny
+	 * list (requests are refused with 403 before any rule).
+	 */
+	public static class Addresses {
+
+		/**
+		 * IP addresses and CIDR blocks, such as 10.0.0.0/8 or 2001:db8::/32, matched against the client address (after trusted proxies).
+		 */
+		private List<String> addresses = new ArrayList<>();
+
+		public List<String> getAddresses() {
+			return this.addresses;
+		}
+
+		public void setAddresses(List<String> addresses) {
+			this.addresses = addresses;
+		}
+
+	}
+
+	/**
 	 * The filter that applies the rules from properties: the servlet filter, or the WebFlux web filter.
 	 */
 	public static class Filter {
@@ -359,6 +454,31 @@ public class RateLimitProperties {
 		private long cost = 1;
 
 		/**
+		 * Key values exempt from the rule, such as internal API keys: their requests skip it without a Redis call.
+		 */
+		private List<String> allowKeys = new ArrayList<>();
+
+		/**
+		 * A calendar quota instead of a window: day, week or month, reset at local midnight, on Monday or on the first of the month.
+		 */
+		private @Nullable CalendarPeriod period;
+
+		/**
+		 * Time zone of the period's boundaries.
+		 */
+		private ZoneId zone = ZoneOffset.UTC;
+
+		/**
+		 * How a request's plan is found: bean:<name> (a RateLimitPlanResolver given the rule and the key) or header:<Name> (set by a trusted upstream).
+		 */
+		private @Nullable String plan;
+
+		/**
+		 * Limits per plan name; the rule's own limits are those of callers with no plan or an unknown one, and the plan 'unlimited' exempts a key.
+		 */
+		private Map<String, Plan> plans = new LinkedHashMap<>();
+
+		/**
 		 * Whether the rule only observes, refusing nothing; ratelimit.shadow when not set.
 		 */
 		private @Nullable Boolean shadow;
@@ -409,6 +529,46 @@ public class RateLimitProperties {
 
 		public void setMissingKey(MissingKey missingKey) {
 			this.missingKey = missingKey;
+		}
+
+		public @Nullable CalendarPeriod getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable CalendarPeriod period) {
+			this.period = period;
+		}
+
+		public ZoneId getZone() {
+			return this.zone;
+		}
+
+		public void setZone(ZoneId zone) {
+			this.zone = zone;
+		}
+
+		public @Nullable String getPlan() {
+			return this.plan;
+		}
+
+		public void setPlan(@Nullable String plan) {
+			this.plan = plan;
+		}
+
+		public Map<String, Plan> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Plan> plans) {
+			this.plans = plans;
+		}
+
+		public List<String> getAllowKeys() {
+			return this.allowKeys;
+		}
+
+		public void setAllowKeys(List<String> allowKeys) {
+			this.allowKeys = allowKeys;
 		}
 
 		public long getCost() {

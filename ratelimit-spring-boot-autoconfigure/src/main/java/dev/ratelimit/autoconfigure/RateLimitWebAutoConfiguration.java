@@ -1,6 +1,7 @@
 package dev.ratelimit.autoconfigure;
 
-import java.util.ArrayList;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
@@ -12,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
@@ -21,21 +22,27 @@ import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitObserver;
+import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.util.Assert;
 import org.springframework.web.context.WebApplicationContext;
 
 /**
@@ -53,12 +60,8 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ClientAddressResolver rateLimitClientAddressResolver(RateLimitProperties properties) {
-		List<CidrBlock> blocks = new ArrayList<>();
-		List<String> proxies = properties.getTrustedProxies();
-		for (int i = 0; i < proxies.size(); i++) {
-			blocks.add(PropertyErrors.check("ratelimit.trusted-proxies[" + i + "]", proxies.get(i), CidrBlock::parse));
-		}
-		return new ClientAddressResolver(blocks, properties.getForwardedHeader());
+		return new ClientAddressResolver(PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
+				properties.getForwardedHeader());
 	}
 
 	@Bean
@@ -78,14 +81,10 @@ public final class RateLimitWebAutoConfiguration {
 	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
 			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory,
 			ApplicationContext context) {
-		// a servlet application's key resolvers read servlet requests, a reactive one's read exchanges
-		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
-				: ReactiveRateLimitKeyResolver.class;
-		RateLimitRuleFactory factory = new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
-				new BeanKeyResolvers(beanFactory, keyResolverType), properties.isShadow());
+		RateLimitRuleFactory factory = ruleFactory(properties, beanFactory, context);
 		try {
-			return new RateLimitRules(PropertyRules.of(properties, factory), factory,
-					limiters(limiters, starterParts.getIfAvailable(), beanFactory));
+			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers(beanFactory)::exists), factory,
+					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(ex);
@@ -95,9 +94,64 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimitRules rules, RateLimitProperties properties,
-			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers) {
+			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers, RateLimitPlans plans,
+			ObjectProvider<Clock> clock) {
+		// the application's clock, when it has one, tells the periods of calendar quotas
 		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
-				RateLimitObserver.composite(observers.orderedStream().toList()));
+				RateLimitObserver.composite(observers.orderedStream().toList()), plans,
+				clock.getIfUnique(Clock::systemUTC));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitPlans rateLimitPlans(RateLimitProperties properties, ListableBeanFactory beanFactory) {
+		RateLimitProperties.PlanCache cache = properties.getPlanCache();
+		Duration ttl = PropertyErrors.check("ratelimit.plan-cache.ttl", cache.getTtl(), (value) -> {
+			Assert.isTrue(!value.isNegative() && !value.isZero(), "the plan cache's ttl must be positive");
+			return value;
+		});
+		return PropertyErrors.check("ratelimit.plan-cache.max-keys", cache.getMaxKeys(),
+				(maxKeys) -> new RateLimitPlans((name) -> beanFactory.getBean(name, RateLimitPlanResolver.class), ttl,
+						maxKeys));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRulesReload rateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
+			ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
+		return new RateLimitRulesReload(rules, plans, environment,
+				(properties) -> ruleFactory(properties, beanFactory, context), planResolvers(beanFactory)::exists);
+	}
+
+	/**
+	 * Builds the rules of a web application: its key resolvers read servlet requests, or in a reactive
+	 * application exchanges.
+	 */
+	static RateLimitRuleFactory ruleFactory(RateLimitProperties properties, ConfigurableListableBeanFactory beanFactory,
+			ApplicationContext context) {
+		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
+				: ReactiveRateLimitKeyResolver.class;
+		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(), new BeanKeyResolvers(beanFactory, keyResolverType),
+				properties.isShadow());
+	}
+
+	private static BeanKeyResolvers planResolvers(ConfigurableListableBeanFactory beanFactory) {
+		return new BeanKeyResolvers(beanFactory, RateLimitPlanResolver.class);
+	}
+
+	/**
+	 * Reloads the rules when Spring Cloud says that the environment changed.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+	static class EnvironmentChangeConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitEnvironmentChangeListener rateLimitEnvironmentChangeListener(RateLimitRulesReload reload) {
+			return new RateLimitEnvironmentChangeListener(reload);
+		}
+
 	}
 
 	/**

@@ -22,7 +22,11 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 	public ResponseEntity<ProblemDetail> handle(RateLimitRejection rejection) {
 		ProblemDetail problem;
 		RateLimitRule missingKey = rejection.missingKey();
-		if (missingKey != null) {
+		if (rejection.denied()) {
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN,
+					"Requests from this client address are denied.");
+		}
+		else if (missingKey != null) {
 			String wanted = switch (missingKey.keyKind()) {
 				case "header" -> "the header " + missingKey.keyArgument();
 				case "param" -> "the parameter " + missingKey.keyArgument();

@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,6 +11,8 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
@@ -28,7 +32,14 @@ import dev.ratelimit.web.RateLimitObserver.Outcome;
  */
 public final class RateLimitEnforcer {
 
+	/** The budget of a request the rule exempts (its key value, or its plan): it skips the rule. */
+	private static final Budget EXEMPT = new Budget("", List.of(), null);
+
 	private final RateLimitRules rules;
+
+	private final RateLimitPlans plans;
+
+	private final Clock clock;
 
 	private final FailureMode failureMode;
 
@@ -47,6 +58,35 @@ public final class RateLimitEnforcer {
 	 */
 	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
 			RateLimitObserver observer) {
+		this(rules, failureMode, local, observer, RateLimitPlans.NONE);
+	}
+
+	/**
+	 * Creates an enforcer for rules with plans.
+	 * @param rules the rules and their limiters
+	 * @param failureMode what a request meets when a decision cannot be reached
+	 * @param local the in-memory limiter of the {@code local} failure mode, or {@code null} in the others
+	 * @param observer learns of every decision, for metrics
+	 * @param plans finds the plan of a key under a rule whose plans a resolver bean names
+	 */
+	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
+			RateLimitObserver observer, RateLimitPlans plans) {
+		this(rules, failureMode, local, observer, plans, Clock.systemUTC());
+	}
+
+	/**
+	 * Creates an enforcer for rules with plans and calendar quotas.
+	 * @param rules the rules and their limiters
+	 * @param failureMode what a request meets when a decision cannot be reached
+	 * @param local the in-memory limiter of the {@code local} failure mode, or {@code null} in the others
+	 * @param observer learns of every decision, for metrics
+	 * @param plans finds the plan of a key under a rule whose plans a resolver bean names
+	 * @param clock tells which period of a calendar quota a request falls in
+	 */
+	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
+			RateLimitObserver observer, RateLimitPlans plans, Clock clock) {
+		this.clock = clock;
+		this.plans = plans;
 		this.rules = rules;
 		this.failureMode = failureMode;
 		this.local = local;
@@ -99,10 +139,13 @@ public final class RateLimitEnforcer {
 			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied) {
 		for (int index = from; index < applicable.size(); index++) {
 			RateLimitRule rule = applicable.get(index);
+			Budget budget = budget(rule, keys);
+			if (budget == EXEMPT) {
+				continue;
+			}
 			RateLimitObserver.Decision observed = start(rule);
 			long started = System.nanoTime();
-			String budgetId = budgetId(rule, keys);
-			if (budgetId == null) {
+			if (budget == null) {
 				end(observed, Outcome.MISSING_KEY, System.nanoTime() - started);
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
@@ -110,10 +153,10 @@ public final class RateLimitEnforcer {
 				return CompletableFuture.completedFuture(new RateLimitVerdict(applied, List.of(), false, rule));
 			}
 			int next = index + 1;
-			return decide(rule, budgetId, async).handle((decisions, failure) -> {
+			return decide(rule, budget, async).handle((decisions, failure) -> {
 				List<RateLimitDecision> taken = decisions;
 				if (failure != null) {
-					taken = onFailure(rule, budgetId, unwrap(failure));
+					taken = onFailure(rule, budget, unwrap(failure));
 					if (taken == null) {
 						end(observed, Outcome.ERROR, System.nanoTime() - started);
 						// a rule in shadow mode never refuses, not even with 503
@@ -121,7 +164,7 @@ public final class RateLimitEnforcer {
 								? new RateLimitVerdict(applied, List.of(), true, null) : null;
 					}
 				}
-				return accept(request, rule, budgetId, taken, observed, System.nanoTime() - started, applied);
+				return accept(request, rule, budget, taken, observed, System.nanoTime() - started, applied);
 			})
 				.thenCompose((verdict) -> (verdict != null) ? CompletableFuture.completedFuture(verdict)
 						: enforceInTurn(request, applicable, keys, async, next, applied));
@@ -129,11 +172,11 @@ public final class RateLimitEnforcer {
 		return CompletableFuture.completedFuture(new RateLimitVerdict(applied, List.of(), false, null));
 	}
 
-	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, String budgetId, boolean async) {
+	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, Budget budget, boolean async) {
 		RateLimiter limiter = this.rules.limiter(rule);
 		try {
-			return async ? limiter.tryAcquireAsync(budgetId, rule.limits(), rule.cost())
-					: CompletableFuture.completedFuture(limiter.tryAcquire(budgetId, rule.limits(), rule.cost()));
+			return async ? limiter.tryAcquireAsync(budget.id(), budget.limits(), rule.cost())
+					: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.limits(), rule.cost()));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -167,11 +210,14 @@ public final class RateLimitEnforcer {
 	private CompletableFuture<RateLimitVerdict> enforceTogether(Supplier<String> request,
 			List<RateLimitRule> applicable, RequestKeys keys, boolean async) {
 		List<RateLimitRule> included = new ArrayList<>(applicable.size());
-		List<String> budgetIds = new ArrayList<>(applicable.size());
+		List<Budget> budgets = new ArrayList<>(applicable.size());
 		List<Call> calls = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			String budgetId = budgetId(rule, keys);
-			if (budgetId == null) {
+			Budget budget = budget(rule, keys);
+			if (budget == EXEMPT) {
+				continue;
+			}
+			if (budget == null) {
 				end(start(rule), Outcome.MISSING_KEY, 0);
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
@@ -179,8 +225,8 @@ public final class RateLimitEnforcer {
 				return CompletableFuture.completedFuture(new RateLimitVerdict(List.of(), List.of(), false, rule));
 			}
 			included.add(rule);
-			budgetIds.add(budgetId);
-			calls.add(new Call((RedisRateLimiter) this.rules.limiter(rule), budgetId, rule.limits(), rule.cost()));
+			budgets.add(budget);
+			calls.add(new Call((RedisRateLimiter) this.rules.limiter(rule), budget.id(), budget.limits(), rule.cost()));
 		}
 		List<RateLimitObserver.Decision> observed = included.stream().map(this::start).toList();
 		long started = System.nanoTime();
@@ -193,11 +239,11 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			decided = CompletableFuture.failedFuture(ex);
 		}
-		return decided.handle((answers, failure) -> verdict(request, included, budgetIds, observed, answers,
+		return decided.handle((answers, failure) -> verdict(request, included, budgets, observed, answers,
 				(failure != null) ? unwrap(failure) : null, System.nanoTime() - started));
 	}
 
-	private RateLimitVerdict verdict(Supplier<String> request, List<RateLimitRule> included, List<String> budgetIds,
+	private RateLimitVerdict verdict(Supplier<String> request, List<RateLimitRule> included, List<Budget> budgets,
 			List<RateLimitObserver.Decision> observed, @Nullable List<List<RateLimitDecision>> answers,
 			@Nullable RuntimeException failure, long nanos) {
 		List<AppliedLimit> applied = new ArrayList<>(included.size());
@@ -205,7 +251,7 @@ public final class RateLimitEnforcer {
 			RateLimitRule rule = included.get(i);
 			List<RateLimitDecision> decisions;
 			if (failure != null || answers == null) {
-				decisions = onFailure(rule, budgetIds.get(i), (i == 0) ? failure : null);
+				decisions = onFailure(rule, budgets.get(i), (i == 0) ? failure : null);
 				if (decisions == null) {
 					end(observed.get(i), Outcome.ERROR, nanos);
 					if (this.failureMode == FailureMode.FAIL_CLOSED) {
@@ -222,7 +268,7 @@ public final class RateLimitEnforcer {
 				end(observed.get(i), Outcome.NOT_REACHED, nanos);
 				continue;
 			}
-			RateLimitVerdict refused = accept(request, rule, budgetIds.get(i), decisions, observed.get(i), nanos,
+			RateLimitVerdict refused = accept(request, rule, budgets.get(i), decisions, observed.get(i), nanos,
 					applied);
 			if (refused != null) {
 				endUnreached(observed, i + 1, nanos);
@@ -243,12 +289,13 @@ public final class RateLimitEnforcer {
 	 * @return the verdict refusing the request when the rule refused it (shadow rules never do), else
 	 * {@code null}
 	 */
-	private @Nullable RateLimitVerdict accept(Supplier<String> request, RateLimitRule rule, String budgetId,
+	private @Nullable RateLimitVerdict accept(Supplier<String> request, RateLimitRule rule, Budget budget,
 			List<RateLimitDecision> decisions, RateLimitObserver.Decision observed, long nanos,
 			List<AppliedLimit> applied) {
 		List<AppliedLimit> violated = new ArrayList<>(0);
 		for (int i = 0; i < decisions.size(); i++) {
-			AppliedLimit limit = new AppliedLimit(rule.policyName(i), rule.limits().get(i), decisions.get(i));
+			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i),
+					budget.capped(decisions.get(i)));
 			applied.add(limit);
 			if (!limit.decision().allowed()) {
 				violated.add(limit);
@@ -260,11 +307,11 @@ public final class RateLimitEnforcer {
 		}
 		if (rule.shadow()) {
 			end(observed, Outcome.SHADOW_REJECTED, nanos);
-			this.logs.shadowRejection(rule, budgetId);
+			this.logs.shadowRejection(rule, budget.id());
 			return null;
 		}
 		end(observed, Outcome.REJECTED, nanos);
-		this.logs.rejected(request, rule, budgetId);
+		this.logs.rejected(request, rule, budget.id());
 		return new RateLimitVerdict(applied, violated, false, null);
 	}
 
@@ -273,16 +320,59 @@ public final class RateLimitEnforcer {
 	 * @return the decisions taken instead, or {@code null} when the rule takes none: it passes, or in
 	 * {@code fail-closed} it refuses the request
 	 */
-	private @Nullable List<RateLimitDecision> onFailure(RateLimitRule rule, String budgetId,
+	private @Nullable List<RateLimitDecision> onFailure(RateLimitRule rule, Budget budget,
 			@Nullable RuntimeException cause) {
 		if (cause != null && !(cause instanceof RateLimiterUnavailableException)) {
 			this.logs.unexpected(cause);
 		}
 		return switch (this.failureMode) {
 			case LOCAL -> (this.local != null)
-					? this.local.tryAcquire(RedisKeys.fallback(rule.algorithm(), budgetId), rule.limits(), rule.cost()) : null;
+					? this.local.tryAcquire(RedisKeys.fallback(rule.algorithm(), budget.id()), budget.limits(), rule.cost())
+					: null;
 			case FAIL_OPEN, FAIL_CLOSED -> null;
 		};
+	}
+
+	/**
+	 * Returns whether deciding a request under a rule would ask the rule's plan resolver (a possibly
+	 * blocking call), so that a reactive web stack can {@link #lookUpPlan look the plan up} away from its
+	 * event loop first.
+	 * @param rule the rule
+	 * @param keyValue the request's key value, or {@code null}
+	 * @return {@code true} when the rule's plan comes from a resolver bean that has not answered for this
+	 * key lately
+	 */
+	public boolean needsPlanLookUp(RateLimitRule rule, @Nullable String keyValue) {
+		return rule.planKind().equals("bean") && keyValue != null && !keyValue.isBlank()
+				&& !this.plans.isRemembered(rule, keyValue);
+	}
+
+	/**
+	 * Asks the rule's plan resolver for a key's plan, and remembers the answer for the decision.
+	 * @param rule the rule
+	 * @param keyValue the request's key value
+	 */
+	public void lookUpPlan(RateLimitRule rule, String keyValue) {
+		this.plans.plan(rule, keyValue);
+	}
+
+	/**
+	 * Returns what the allow and deny lists say of a request's client address: denied requests are refused
+	 * with 403 before any rule, allowed ones skip every rule.
+	 * @param clientAddress the request's client address
+	 * @return the screening
+	 */
+	public AddressLists.Screening screen(String clientAddress) {
+		return this.rules.addressLists().screen(clientAddress);
+	}
+
+	/**
+	 * Returns whether any client address is allowed or denied, so that a web stack resolves the client
+	 * address of every request only then.
+	 * @return {@code true} when the allow or the deny list is not empty
+	 */
+	public boolean screensAddresses() {
+		return !this.rules.addressLists().isEmpty();
 	}
 
 	/**
@@ -290,21 +380,51 @@ public final class RateLimitEnforcer {
 	 * under its client address, or (as the rule says) skips the rule or is refused: then {@code null}.
 	 * One whose key cannot be read (a key resolver that throws, a query string the server cannot parse)
 	 * is charged under its client address whatever the rule says, so that no request goes unlimited
-	 * for it.
+	 * for it. A key value the rule exempts ({@code allow-keys}), or whose plan is {@code unlimited},
+	 * returns {@link #EXEMPT}. Under a rule with plans, the budget has the limits of the request's plan.
 	 */
-	private @Nullable String budgetId(RateLimitRule rule, RequestKeys keys) {
+	private @Nullable Budget budget(RateLimitRule rule, RequestKeys keys) {
 		String value;
 		try {
 			value = keys.keyValue(rule);
 		}
 		catch (RuntimeException ex) {
 			this.logs.unreadableKey(rule, ex);
-			return rule.budgetId(null, keys.clientAddress());
+			return budget(rule, rule.budgetId(null, keys.clientAddress()), rule.limits());
+		}
+		if (rule.exempts(value)) {
+			return EXEMPT;
 		}
 		if ((value == null || value.isBlank()) && rule.missingKey() != MissingKey.CLIENT_ADDRESS) {
 			return null;
 		}
-		return rule.budgetId(value, keys.clientAddress());
+		List<RateLimit> limits = rule.limits();
+		if (!rule.plans().isEmpty()) {
+			String plan = plan(rule, value, keys);
+			if (RateLimitPlanResolver.UNLIMITED.equals(plan)) {
+				return EXEMPT;
+			}
+			limits = rule.limitsOf(plan);
+		}
+		return budget(rule, rule.budgetId(value, keys.clientAddress()), limits);
+	}
+
+	/** A calendar quota's budget names its period; a rolling window's is the rule's and the key's. */
+	private Budget budget(RateLimitRule rule, String id, List<RateLimit> limits) {
+		RateLimitRule.CalendarBudget quota = rule.calendarBudget(id, limits, this.clock.instant());
+		return (quota != null) ? new Budget(quota.id(), quota.limits(), quota.remaining()) : new Budget(id, limits, null);
+	}
+
+	/**
+	 * Returns the plan of a request under a rule with plans: from a header a trusted upstream sets, or
+	 * from the plan resolver (cached); {@code null} for the rule's own limits.
+	 */
+	private @Nullable String plan(RateLimitRule rule, @Nullable String keyValue, RequestKeys keys) {
+		String argument = rule.planArgument();
+		if (rule.planKind().equals("header")) {
+			return keys.header(argument);
+		}
+		return (keyValue == null || keyValue.isBlank()) ? null : this.plans.plan(rule, keyValue);
 	}
 
 	private RateLimitObserver.Decision start(RateLimitRule rule) {
@@ -329,6 +449,29 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
+	 * The budget a request charges under a rule: its id, the limits of its plan, and for a calendar quota
+	 * how long its period has still to run (no refusal lasts longer: the next period has a budget of its
+	 * own).
+	 */
+	private record Budget(String id, List<RateLimit> limits, @Nullable Duration periodLeft) {
+
+		RateLimitDecision capped(RateLimitDecision decision) {
+			if (this.periodLeft == null) {
+				return decision;
+			}
+			Duration resetAfter = min(decision.resetAfter(), this.periodLeft);
+			return decision.allowed() ? RateLimitDecision.allowed(decision.limit(), decision.remaining(), resetAfter)
+					: RateLimitDecision.rejected(decision.limit(), decision.remaining(),
+							min(decision.retryAfter(), this.periodLeft), resetAfter);
+		}
+
+		private static Duration min(Duration a, Duration b) {
+			return (a.compareTo(b) <= 0) ? a : b;
+		}
+
+	}
+
+	/**
 	 * Reads the keys of one request, as its web stack holds them.
 	 */
 	public interface RequestKeys {
@@ -346,6 +489,15 @@ public final class RateLimitEnforcer {
 		 * @return the address
 		 */
 		String clientAddress();
+
+		/**
+		 * Returns the first value of a request header, for plans a trusted upstream names.
+		 * @param name the header's name
+		 * @return the value, or {@code null}
+		 */
+		default @Nullable String header(String name) {
+			return null;
+		}
 
 	}
 

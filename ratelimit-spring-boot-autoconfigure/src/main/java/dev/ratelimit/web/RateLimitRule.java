@@ -1,6 +1,8 @@
 package dev.ratelimit.web;
 
+import java.time.ZoneId;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -28,9 +30,125 @@ import org.springframework.web.util.pattern.PathPattern;
  * annotated element
  * @param shadow whether the rule only observes: decisions are taken, counted and sent as headers, but no
  * request is refused
+ * @param allowKeys key values exempt from the rule (such as internal API keys): their requests skip it,
+ * without a Redis call
+ * @param plans the limits of each plan by its name; empty when the rule has one set of limits for all
+ * @param plan how a request's plan is found, {@code bean:<name>} or {@code header:<Name>}; {@code null}
+ * without plans
+ * @param period the calendar period of a quota that resets at local midnight, on Monday or on the first
+ * of the month (its limits' windows are then the period's longest); {@code null} for rolling windows
+ * @param zone the time zone of the period's boundaries
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
-		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow) {
+		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow,
+		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable String plan,
+		@Nullable CalendarPeriod period, ZoneId zone) {
+
+	/**
+	 * Returns this rule as a calendar quota.
+	 * @param period the period
+	 * @param zone the time zone of its boundaries
+	 * @return the rule
+	 */
+	public RateLimitRule withPeriod(CalendarPeriod period, ZoneId zone) {
+		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, period, zone);
+	}
+
+	/**
+	 * Returns the limits and budget of a calendar quota at an instant: each limit's window is the current
+	 * period's length, and the budget id names the period, so that the count starts afresh at its end.
+	 * @param budgetId the budget id, as {@link #budgetId} returns it
+	 * @param limits the limits of the request's plan
+	 * @param now the instant
+	 * @return the quota's budget, or {@code null} for a rule of rolling windows
+	 */
+	public @Nullable CalendarBudget calendarBudget(String budgetId, List<RateLimit> limits, java.time.Instant now) {
+		if (this.period == null) {
+			return null;
+		}
+		CalendarPeriod.Span span = this.period.spanOf(now, this.zone);
+		List<RateLimit> spanLimits = limits.stream()
+			.map((limit) -> new RateLimit(limit.limit(), span.length(), limit.burst()))
+			.toList();
+		return new CalendarBudget(budgetId + ":" + span.label(), spanLimits, span.remaining());
+	}
+
+	/**
+	 * The budget of a calendar quota in one period.
+	 *
+	 * @param id the budget id, naming the period
+	 * @param limits the limits, their windows the period's length
+	 * @param remaining how long the period has still to run: no refusal lasts longer
+	 */
+	public record CalendarBudget(String id, List<RateLimit> limits, java.time.Duration remaining) {
+	}
+
+	/**
+	 * Returns this rule with key values exempt from it.
+	 * @param keys the exempt key values
+	 * @return the rule
+	 */
+	public RateLimitRule withAllowKeys(Set<String> keys) {
+		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys), this.plans, this.plan, this.period,
+				this.zone);
+	}
+
+	/**
+	 * Returns this rule with plans; see {@link RateLimitRuleFactory#withPlans}, which checks them.
+	 * @param plan how a request's plan is found
+	 * @param plans the limits of each plan
+	 * @return the rule
+	 */
+	RateLimitRule withPlans(String plan, Map<String, List<RateLimit>> plans) {
+		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, Map.copyOf(plans), plan, this.period,
+				this.zone);
+	}
+
+	/**
+	 * Returns the limits of a plan: the plan's own, or the rule's for no plan or an unknown one.
+	 * @param planName the plan's name, or {@code null}
+	 * @return the limits
+	 */
+	public List<RateLimit> limitsOf(@Nullable String planName) {
+		List<RateLimit> planLimits = (planName != null) ? this.plans.get(planName) : null;
+		return (planLimits != null) ? planLimits : this.limits;
+	}
+
+	/**
+	 * Returns how a request's plan is found: {@code bean} or {@code header}.
+	 * @return the kind, empty without plans
+	 */
+	public String planKind() {
+		if (this.plan == null) {
+			return "";
+		}
+		int colon = this.plan.indexOf(':');
+		return (colon < 0) ? this.plan : this.plan.substring(0, colon);
+	}
+
+	/**
+	 * Returns the plan resolver bean's or the header's name.
+	 * @return the name, empty without plans
+	 */
+	public String planArgument() {
+		if (this.plan == null) {
+			return "";
+		}
+		int colon = this.plan.indexOf(':');
+		return (colon < 0) ? "" : this.plan.substring(colon + 1).strip();
+	}
+
+	/**
+	 * Returns whether a key value is exempt from the rule.
+	 * @param keyValue the value the request's key resolves to, or {@code null}
+	 * @return {@code true} when the rule lists it among its {@code allow-keys}
+	 */
+	public boolean exempts(@Nullable String keyValue) {
+		return keyValue != null && !this.allowKeys.isEmpty() && this.allowKeys.contains(keyValue);
+	}
 
 	/**
 	 * Returns whether the rule applies to a request of this path and method.
@@ -58,7 +176,17 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 * @return the policy name
 	 */
 	public String policyName(int index) {
-		return (this.limits.size() == 1) ? this.name : this.name + "-" + this.limits.get(index).windowLabel();
+		return policyName(index, this.limits);
+	}
+
+	/**
+	 * Returns the policy name of one of the limits of a plan of the rule, named as the rule's own.
+	 * @param index the limit's index
+	 * @param planLimits the plan's limits
+	 * @return the policy name
+	 */
+	public String policyName(int index, List<RateLimit> planLimits) {
+		return (planLimits.size() == 1) ? this.name : this.name + "-" + planLimits.get(index).windowLabel();
 	}
 
 	/**
@@ -69,7 +197,9 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		StringBuilder text = new StringBuilder("Rate limit '").append(this.name).append("': ");
 		for (int i = 0; i < this.limits.size(); i++) {
 			RateLimit limit = this.limits.get(i);
-			text.append((i > 0) ? " and " : "").append(limit.limit()).append(" per ").append(limit.windowLabel());
+			text.append((i > 0) ? " and " : "").append(limit.limit()).append(" per ")
+				.append((this.period != null) ? this.period.name().toLowerCase(java.util.Locale.ROOT) + " (" + this.zone + ")"
+						: limit.windowLabel());
 			if (limit.burst() != limit.limit()) {
 				text.append(" (burst ").append(limit.burst()).append(')');
 			}

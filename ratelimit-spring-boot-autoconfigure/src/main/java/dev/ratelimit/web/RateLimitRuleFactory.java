@@ -2,11 +2,13 @@ package dev.ratelimit.web;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -191,20 +193,69 @@ public final class RateLimitRuleFactory {
 		if (definitions.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
 		}
+		List<RateLimit> limits = checkedLimits(name, definitions, chosen, cost);
+		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
+		checkKey(name, keySpec);
+		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
+				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC);
+	}
+
+	private static List<RateLimit> checkedLimits(String name, List<LimitDefinition> definitions, Algorithm algorithm,
+			long cost) {
 		List<RateLimit> limits = new ArrayList<>();
 		for (LimitDefinition definition : definitions) {
 			limits.add(definition.toRateLimit(name));
 		}
 		try {
-			chosen.check(limits, cost);
+			algorithm.check(limits, cost);
 		}
 		catch (InvalidRateLimitException ex) {
 			throw invalid(name, ex, definitions, limits, cost);
 		}
-		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
-		checkKey(name, keySpec);
-		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
-				missingKey, cost, source, shadow);
+		return limits;
+	}
+
+	/**
+	 * Returns a rule with plans, each plan's limits checked as the rule's own are.
+	 * @param rule the rule
+	 * @param plan how a request's plan is found: {@code bean:<name>} (a {@code RateLimitPlanResolver}) or
+	 * {@code header:<Name>}
+	 * @param plans each plan's limits as configured, by plan name; their prefixes name them in messages
+	 * @param planResolverExists whether a plan resolver bean of a name exists
+	 * @return the rule with its plans
+	 * @throws InvalidRateLimitRuleException when the plans are invalid
+	 */
+	public RateLimitRule withPlans(RateLimitRule rule, @Nullable String plan, Map<String, List<LimitDefinition>> plans,
+			java.util.function.Predicate<String> planResolverExists) {
+		if (plans.isEmpty() && (plan == null || plan.isBlank())) {
+			return rule;
+		}
+		String spec = (plan != null) ? plan.strip() : "";
+		int colon = spec.indexOf(':');
+		String kind = (colon < 0) ? spec : spec.substring(0, colon);
+		String argument = (colon < 0) ? "" : spec.substring(colon + 1).strip();
+		if (!(kind.equals("bean") || kind.equals("header")) || argument.isEmpty()) {
+			throw new InvalidRateLimitRuleException(rule.name(), "plan", spec.isEmpty() ? null : spec,
+					"say how a request's plan is found: bean:<name> (a RateLimitPlanResolver bean) or header:<Name>");
+		}
+		if (kind.equals("bean") && !planResolverExists.test(argument)) {
+			throw new InvalidRateLimitRuleException(rule.name(), "plan", spec, "there is no bean named '" + argument
+					+ "' implementing dev.ratelimit.RateLimitPlanResolver; declare one or fix the name");
+		}
+		if (plans.isEmpty()) {
+			throw new InvalidRateLimitRuleException(rule.name(), "plans", null,
+					"give the limits of at least one plan, such as plans.pro.limit and plans.pro.window");
+		}
+		Map<String, List<RateLimit>> checked = new java.util.LinkedHashMap<>();
+		for (Map.Entry<String, List<LimitDefinition>> entry : plans.entrySet()) {
+			if (entry.getKey().equals("unlimited")) {
+				throw new InvalidRateLimitRuleException(rule.name(), "plans.unlimited", null,
+						"'unlimited' is the plan that exempts a key and takes no limits; remove them");
+			}
+			checked.put(entry.getKey(), List.copyOf(checkedLimits(rule.name(), entry.getValue(), rule.algorithm(),
+					rule.cost())));
+		}
+		return rule.withPlans(spec, checked);
 	}
 
 	private static InvalidRateLimitRuleException invalid(String rule, InvalidRateLimitException ex,

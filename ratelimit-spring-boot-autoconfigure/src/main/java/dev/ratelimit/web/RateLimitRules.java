@@ -2,11 +2,11 @@ package dev.ratelimit.web;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -28,7 +28,8 @@ public final class RateLimitRules {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRules.class);
 
-	private final List<RateLimitRule> pathRules;
+	/** The rules from properties and the address lists, replaced together when they are reloaded. */
+	private volatile Policy policy;
 
 	private final RateLimitRuleFactory factory;
 
@@ -36,9 +37,10 @@ public final class RateLimitRules {
 
 	private final ConcurrentMap<HandlerKey, List<RateLimitRule>> handlerRules = new ConcurrentHashMap<>();
 
-	private final ConcurrentMap<String, String> sources = new ConcurrentHashMap<>();
+	private final Map<String, String> sources = new HashMap<>();
 
-	private final List<RateLimitRule> all = new CopyOnWriteArrayList<>();
+	/** Every rule, those from properties first; replaced, never changed, under this object's lock. */
+	private volatile List<RateLimitRule> all = List.of();
 
 	private volatile boolean anyHandlerRules;
 
@@ -52,10 +54,24 @@ public final class RateLimitRules {
 	 */
 	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
 			Map<Algorithm, ? extends RateLimiter> limiters) {
-		this.pathRules = List.copyOf(pathRules);
+		this(pathRules, factory, limiters, AddressLists.NONE);
+	}
+
+	/**
+	 * Creates the registry with client addresses allowed past every rule or denied before any.
+	 * @param pathRules the rules that apply by path and method, from properties
+	 * @param factory builds the rules of annotated handlers
+	 * @param limiters the limiter of each algorithm
+	 * @param addressLists the allowed and denied client addresses
+	 * @throws InvalidRateLimitRuleException when two rules share a name or a rule's algorithm has no
+	 * limiter
+	 */
+	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
+			Map<Algorithm, ? extends RateLimiter> limiters, AddressLists addressLists) {
 		this.factory = factory;
 		this.limiters = Map.copyOf(limiters);
-		this.pathRules.forEach(this::register);
+		this.policy = new Policy(List.copyOf(pathRules), addressLists);
+		pathRules.forEach(this::register);
 	}
 
 	/**
@@ -85,11 +101,12 @@ public final class RateLimitRules {
 
 	private List<RateLimitRule> matchPathRules(String method, PathContainer path, boolean principal,
 			List<RateLimitRule> handlerRules) {
-		if (this.pathRules.isEmpty()) {
+		List<RateLimitRule> pathRules = this.policy.pathRules();
+		if (pathRules.isEmpty()) {
 			return handlerRules;
 		}
 		List<RateLimitRule> applicable = new ArrayList<>(handlerRules.size() + 1);
-		for (RateLimitRule rule : this.pathRules) {
+		for (RateLimitRule rule : pathRules) {
 			if (rule.needsAuthentication() == principal && rule.matches(path, method)) {
 				applicable.add(rule);
 			}
@@ -128,11 +145,45 @@ public final class RateLimitRules {
 	}
 
 	/**
+	 * Returns the client addresses allowed past every rule and those denied before any.
+	 * @return the lists
+	 */
+	public AddressLists addressLists() {
+		return this.policy.addressLists();
+	}
+
+	/**
+	 * Replaces the rules from properties and the address lists at once, for new requests, after checking
+	 * the new rules as at startup; on an error nothing changes. The rules of annotated handlers stay.
+	 * Budgets carry over: a rule's budgets are keyed by its name and key, whatever its limits.
+	 * @param pathRules the new rules that apply by path and method
+	 * @param addressLists the new allowed and denied client addresses
+	 * @throws InvalidRateLimitRuleException when two rules share a name or a rule's algorithm has no
+	 * limiter
+	 */
+	public synchronized void replace(List<RateLimitRule> pathRules, AddressLists addressLists) {
+		List<RateLimitRule> old = this.policy.pathRules();
+		List<RateLimitRule> handlers = this.all.stream().filter((rule) -> !old.contains(rule)).toList();
+		Map<String, String> sources = new HashMap<>();
+		handlers.forEach((rule) -> sources.put(rule.name(), rule.source()));
+		for (RateLimitRule rule : pathRules) {
+			check(rule, sources.putIfAbsent(rule.name(), rule.source()));
+		}
+		List<RateLimitRule> all = new ArrayList<>(pathRules);
+		all.addAll(handlers);
+		this.sources.clear();
+		this.sources.putAll(sources);
+		this.policy = new Policy(List.copyOf(pathRules), addressLists);
+		this.all = List.copyOf(all);
+		pathRules.stream().filter((rule) -> !old.contains(rule)).forEach((rule) -> logger.info(rule.describe()));
+	}
+
+	/**
 	 * Returns the rules that apply by path and method.
 	 * @return the rules from properties
 	 */
 	public List<RateLimitRule> pathRules() {
-		return this.pathRules;
+		return this.policy.pathRules();
 	}
 
 	/**
@@ -140,7 +191,7 @@ public final class RateLimitRules {
 	 * @return the rules
 	 */
 	public List<RateLimitRule> all() {
-		return List.copyOf(this.all);
+		return this.all;
 	}
 
 	/**
@@ -166,8 +217,21 @@ public final class RateLimitRules {
 		return this.limiters.get(rule.algorithm());
 	}
 
-	private void register(RateLimitRule rule) {
+	private synchronized void register(RateLimitRule rule) {
 		String existing = this.sources.putIfAbsent(rule.name(), rule.source());
+		check(rule, existing);
+		if (existing == null) {
+			List<RateLimitRule> all = new ArrayList<>(this.all);
+			all.add(rule);
+			this.all = List.copyOf(all);
+			logger.info(rule.describe());
+		}
+	}
+
+	/**
+	 * Checks a rule's name against the source of the rule that already has it, and its algorithm.
+	 */
+	private void check(RateLimitRule rule, @Nullable String existing) {
 		if (existing != null && !existing.equals(rule.source())) {
 			throw new InvalidRateLimitRuleException(rule.name() + " (" + rule.source() + ")", "name", rule.name(),
 					"it is already the name of the rule of " + existing
@@ -179,10 +243,9 @@ public final class RateLimitRules {
 							+ "(add spring-boot-starter-data-redis and set spring.data.redis.*) or declare a "
 							+ "RateLimiter bean for this algorithm");
 		}
-		if (existing == null) {
-			this.all.add(rule);
-			logger.info(rule.describe());
-		}
+	}
+
+	private record Policy(List<RateLimitRule> pathRules, AddressLists addressLists) {
 	}
 
 	private record HandlerKey(Method method, Class<?> beanType) {

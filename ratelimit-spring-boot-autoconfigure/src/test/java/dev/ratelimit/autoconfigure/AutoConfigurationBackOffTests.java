@@ -21,7 +21,7 @@ class AutoConfigurationBackOffTests {
 		List<Class<?>> configurations = List.of(RateLimitAutoConfiguration.class,
 				RateLimitAutoConfiguration.LettuceRunnerConfiguration.class, RateLimitWebAutoConfiguration.class,
 				RateLimitWebMvcAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class,
-				RateLimitMetricsAutoConfiguration.class,
+				RateLimitWebAutoConfiguration.EnvironmentChangeConfiguration.class, RateLimitMetricsAutoConfiguration.class,
 				RateLimitMetricsAutoConfiguration.DecisionMetricsConfiguration.class,
 				RateLimitEndpointAutoConfiguration.class, RateLimitObservationAutoConfiguration.class);
 		List<String> beanMethods = new ArrayList<>();

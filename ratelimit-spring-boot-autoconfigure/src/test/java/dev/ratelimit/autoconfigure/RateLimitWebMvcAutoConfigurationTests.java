@@ -296,6 +296,12 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.rules.bad.paths        | /api/**/x/**       | use Spring path patterns
 			ratelimit.trusted-proxies[0]     | 10.0.0.0/33        | invalid prefix length
 			ratelimit.trusted-proxies[0]     | proxy.example.com  | not an IP address or CIDR block
+			ratelimit.allow.addresses[0]     | 10.0.0.0/33        | invalid prefix length
+			ratelimit.rules.bad.plan         | bean:nobody        | there is no bean named 'nobody' implementing dev.ratelimit.RateLimitPlanResolver
+			ratelimit.rules.bad.plan         | cookie:plan        | bean:<name> (a RateLimitPlanResolver bean) or header:<Name>
+			ratelimit.plan-cache.ttl         | 0s                 | ttl must be positive
+			ratelimit.plan-cache.max-keys    | 0                  | maxKeys must be at least 1
+			ratelimit.deny.addresses[0]      | intranet           | not an IP address or CIDR block
 			""")
 	void refusesToStartWithABadPropertyAndNamesIt(String property, String value, String reason) {
 		this.runner

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
@@ -128,9 +129,15 @@ class ReadmeExamplesTests {
 		WebApplicationContextRunner runner = this.runner.withInitializer((context) -> context.getEnvironment()
 			.getPropertySources()
 			.addFirst(new MapPropertySource(block.toString(), new LinkedHashMap<>(ratelimit))));
-		// a bean:<name> key needs a key-resolver bean of that name, as in the example beside it
-		for (String value : ratelimit.values()) {
-			if (value.startsWith("bean:")) {
+		// a bean:<name> key needs a key-resolver bean of that name, a bean:<name> plan a plan resolver, as in
+		// the example beside it
+		for (Map.Entry<String, String> property : ratelimit.entrySet()) {
+			String value = property.getValue();
+			if (value.startsWith("bean:") && property.getKey().endsWith(".plan")) {
+				runner = runner.withBean(value.substring("bean:".length()), RateLimitPlanResolver.class,
+						() -> (rule, key) -> null);
+			}
+			else if (value.startsWith("bean:")) {
 				runner = runner.withBean(value.substring("bean:".length()), RateLimitKeyResolver.class,
 						() -> (request) -> null);
 			}

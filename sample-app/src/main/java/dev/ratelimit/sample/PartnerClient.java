@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.redis.GcraRateLimiter;
 
 import org.springframework.http.HttpStatus;
@@ -34,9 +35,18 @@ class PartnerClient {
 	@GetMapping("/outbound/{id}")
 	ResponseEntity<Map<String, Object>> call(@PathVariable String id) {
 		long started = System.nanoTime();
-		RateLimitDecision decision = this.limiter.acquire("partner-api", PARTNER, 1, MAX_WAIT);
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("id", id);
+		RateLimitDecision decision;
+		try {
+			decision = this.limiter.acquire("partner-api", PARTNER, 1, MAX_WAIT);
+		}
+		catch (RateLimiterUnavailableException ex) {
+			// Redis cannot say whose turn it is: the partner is not called rather than flooded
+			body.put("called", false);
+			body.put("error", "rate limiter unavailable");
+			return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(body);
+		}
 		body.put("called", decision.allowed());
 		body.put("waitedMs", (System.nanoTime() - started) / 1_000_000);
 		// the partner would be called here; a call that could not get its turn within a second is not made

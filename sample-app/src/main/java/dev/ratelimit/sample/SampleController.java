@@ -30,6 +30,12 @@ class SampleController {
 		return ordered("quote", "Limits are budgets, not walls.", "apiKey", (apiKey != null) ? apiKey : "(none)");
 	}
 
+	/** Limited by the {@code plans} rule: per API key, by the key's plan. */
+	@GetMapping("/api/plans/quote")
+	Map<String, String> planQuote(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
+		return ordered("quote", "You get what you pay for.", "apiKey", (apiKey != null) ? apiKey : "(none)");
+	}
+
 	/** Limited by the {@code search} rule: 2 per second and 10 per minute, all or nothing. */
 	@GetMapping("/api/search")
 	Map<String, String> search() {

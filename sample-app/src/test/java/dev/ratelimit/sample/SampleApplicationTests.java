@@ -192,6 +192,23 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void eachApiKeyGetsTheLimitsOfItsPlan() throws Exception {
+		List<Integer> free = new ArrayList<>();
+		List<Integer> pro = new ArrayList<>();
+		List<Integer> internal = new ArrayList<>();
+		for (int i = 0; i < 7; i++) {
+			free.add(get("/api/plans/quote", "X-Api-Key", "key-a").statusCode());
+			pro.add(get("/api/plans/quote", "X-Api-Key", "pro-a").statusCode());
+			internal.add(get("/api/plans/quote", "X-Api-Key", "internal").statusCode());
+		}
+		assertThat(free).containsExactly(200, 200, 429, 429, 429, 429, 429);
+		assertThat(pro).containsExactly(200, 200, 200, 200, 200, 200, 429);
+		assertThat(internal).containsOnly(200);
+		assertThat(get("/api/plans/quote", "X-Api-Key", "pro-b").headers().firstValue("RateLimit-Policy"))
+			.hasValue("\"plans\";q=6;w=60");
+	}
+
+	@Test
 	void outboundCallsWaitForTheirTurnAtMostASecond() throws Exception {
 		assertThat(get("/outbound/1").statusCode()).isEqualTo(200);
 		assertThat(get("/outbound/2").statusCode()).isEqualTo(200);

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.ClientAddressResolver;
@@ -48,6 +49,9 @@ import org.springframework.web.server.ServerWebExchange;
 public final class ReactiveRateLimitSupport {
 
 	private static final String APPLIED = ReactiveRateLimitSupport.class.getName() + ".applied";
+
+	/** Marks an exchange from an allowed client address: it skips every rule. */
+	private static final String ALLOWED = ReactiveRateLimitSupport.class.getName() + ".allowed";
 
 	private final RateLimitRules rules;
 
@@ -99,6 +103,22 @@ public final class ReactiveRateLimitSupport {
 	 */
 	Mono<Boolean> applyBeforeAuthentication(ServerWebExchange exchange) {
 		ServerHttpRequest request = exchange.getRequest();
+		if (this.enforcer.screensAddresses()) {
+			switch (this.enforcer.screen(clientAddress(request))) {
+				case DENIED -> {
+					return write(exchange,
+							this.rejections.handle(RateLimitRejection.denied(request.getMethod().name(), request.getPath().value())))
+						.thenReturn(false);
+				}
+				case ALLOWED -> {
+					exchange.getAttributes().put(ALLOWED, Boolean.TRUE);
+					return Mono.just(true);
+				}
+				case CHECKED -> {
+					// the rules decide
+				}
+			}
+		}
 		return apply(exchange, this.rules.matchBeforeAuthentication(request.getMethod().name(), path(request)));
 	}
 
@@ -109,6 +129,9 @@ public final class ReactiveRateLimitSupport {
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
 	Mono<Boolean> applyAfterAuthentication(ServerWebExchange exchange) {
+		if (exchange.getAttribute(ALLOWED) != null) {
+			return Mono.just(true);
+		}
 		ServerHttpRequest request = exchange.getRequest();
 		String method = request.getMethod().name();
 		PathContainer path = path(request);
@@ -138,7 +161,7 @@ public final class ReactiveRateLimitSupport {
 			return Mono.just(true);
 		}
 		ServerHttpRequest request = exchange.getRequest();
-		String clientAddress = this.addresses.resolve(remoteAddress(request), (name) -> request.getHeaders().getOrEmpty(name));
+		String clientAddress = clientAddress(request);
 		return keys(exchange, applicable, clientAddress).flatMap((keys) -> Mono
 			.fromFuture(() -> this.enforcer.enforceAsync(() -> request.getMethod().name() + " " + request.getPath(),
 					applicable, keys)))
@@ -178,7 +201,13 @@ public final class ReactiveRateLimitSupport {
 					return Mono.empty();
 				}));
 		}
-		return Flux.concat(pending).then(Mono.fromSupplier(() -> new RequestKeys() {
+		// a plan resolver may read a database: it is asked away from the event loop, and answers from memory then
+		Mono<Void> plans = Flux.fromIterable(applicable)
+			.filter((rule) -> values.get(rule) instanceof String value && this.enforcer.needsPlanLookUp(rule, value))
+			.concatMap((rule) -> Mono.fromRunnable(() -> this.enforcer.lookUpPlan(rule, (String) values.get(rule)))
+				.subscribeOn(Schedulers.boundedElastic()))
+			.then();
+		return Flux.concat(pending).then(plans).then(Mono.fromSupplier(() -> new RequestKeys() {
 
 			@Override
 			public @Nullable String keyValue(RateLimitRule rule) {
@@ -192,6 +221,11 @@ public final class ReactiveRateLimitSupport {
 			@Override
 			public String clientAddress() {
 				return clientAddress;
+			}
+
+			@Override
+			public @Nullable String header(String name) {
+				return exchange.getRequest().getHeaders().getFirst(name);
 			}
 
 		}));
@@ -224,6 +258,10 @@ public final class ReactiveRateLimitSupport {
 			return Mono.empty();
 		}
 		return exchange.getFormData().mapNotNull((form) -> form.getFirst(name));
+	}
+
+	private String clientAddress(ServerHttpRequest request) {
+		return this.addresses.resolve(remoteAddress(request), (name) -> request.getHeaders().getOrEmpty(name));
 	}
 
 	private static String remoteAddress(ServerHttpRequest request) {

@@ -39,6 +39,9 @@ public final class ServletRateLimitSupport {
 
 	private static final String APPLIED = ServletRateLimitSupport.class.getName() + ".applied";
 
+	/** Marks a request from an allowed client address: it skips every rule. */
+	private static final String ALLOWED = ServletRateLimitSupport.class.getName() + ".allowed";
+
 	/** Where Tomcat says that it could not parse a request's parameters. */
 	private static final String PARAMETER_PARSE_FAILED = "org.apache.catalina.parameter_parse_failed";
 
@@ -88,6 +91,22 @@ public final class ServletRateLimitSupport {
 	 * @throws IOException when a refusal cannot be written
 	 */
 	boolean applyBeforeAuthentication(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		if (this.enforcer.screensAddresses()) {
+			switch (this.enforcer.screen(clientAddress(request))) {
+				case DENIED -> {
+					this.writer.write(request, response,
+							this.rejections.handle(RateLimitRejection.denied(request.getMethod(), request.getRequestURI())));
+					return false;
+				}
+				case ALLOWED -> {
+					request.setAttribute(ALLOWED, Boolean.TRUE);
+					return true;
+				}
+				case CHECKED -> {
+					// the rules decide
+				}
+			}
+		}
 		return apply(request, response, this.rules.matchBeforeAuthentication(request.getMethod(), path(request)));
 	}
 
@@ -101,6 +120,9 @@ public final class ServletRateLimitSupport {
 	 */
 	boolean applyAfterAuthentication(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
+		if (request.getAttribute(ALLOWED) != null) {
+			return true;
+		}
 		return apply(request, response, this.rules.matchAfterAuthentication(request.getMethod(), path(request),
 				(handler instanceof HandlerMethod method) ? method : null));
 	}
@@ -131,6 +153,11 @@ public final class ServletRateLimitSupport {
 					@Override
 					public String clientAddress() {
 						return clientAddress;
+					}
+
+					@Override
+					public @Nullable String header(String name) {
+						return request.getHeader(name);
 					}
 
 				});

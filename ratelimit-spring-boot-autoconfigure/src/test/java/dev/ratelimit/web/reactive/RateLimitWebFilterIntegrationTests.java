@@ -39,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.methods=GET", "ratelimit.rules.api.limit=3",
 				"ratelimit.rules.api.window=1m",
 				"ratelimit.rules.keyed.paths=/keyed", "ratelimit.rules.keyed.limit=2", "ratelimit.rules.keyed.window=1m",
-				"ratelimit.rules.keyed.key=header:X-Api-Key",
+				"ratelimit.rules.keyed.key=header:X-Api-Key", "ratelimit.rules.keyed.plan=bean:planResolver",
+				"ratelimit.rules.keyed.plans.pro.limit=4", "ratelimit.rules.keyed.plans.pro.window=1m",
 				"ratelimit.rules.address.paths=/address", "ratelimit.rules.address.limit=2",
 				"ratelimit.rules.address.window=1m",
 				"ratelimit.rules.param.paths=/param", "ratelimit.rules.param.limit=1", "ratelimit.rules.param.window=1m",
@@ -145,6 +146,18 @@ class RateLimitWebFilterIntegrationTests {
 		assertThat(other.headers().firstValue("RateLimit")).hasValue("\"keyed\";r=1;t=60");
 		// without the header the request is charged under its client address
 		assertThat(get(this.port, "/keyed").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void asksThePlanResolverAwayFromTheEventLoop() throws Exception {
+		for (int i = 0; i < 4; i++) {
+			HttpResponse<String> pro = get(this.port, "/keyed", "X-Api-Key", "pro-" + this.prefix);
+			assertThat(pro.statusCode()).isEqualTo(200);
+			assertThat(pro.headers().firstValue("RateLimit-Policy")).hasValue("\"keyed\";q=4;w=60");
+		}
+		assertThat(get(this.port, "/keyed", "X-Api-Key", "pro-" + this.prefix).statusCode()).isEqualTo(429);
+		assertThat(this.guard.planThreads).isNotEmpty()
+			.allSatisfy((thread) -> assertThat(thread).endsWith("nonBlocking=false"));
 	}
 
 	@Test

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisScriptRunner;
@@ -106,6 +107,15 @@ class RateLimitWebFluxTestApplication {
 			.delayElement(Duration.ofMillis(5));
 	}
 
+	/** Pro keys start with "pro-"; records the threads it is called on, which must not be event loops. */
+	@Bean
+	RateLimitPlanResolver planResolver(ThreadGuard guard) {
+		return (rule, key) -> {
+			guard.planThreads.add(Thread.currentThread().getName() + " nonBlocking=" + Schedulers.isInNonBlockingThread());
+			return key.startsWith("pro-") ? "pro" : null;
+		};
+	}
+
 	@Bean
 	ReactiveRateLimitKeyResolver explodingResolver() {
 		return (exchange) -> Mono.error(new IllegalStateException("a resolver with a bug"));
@@ -176,6 +186,8 @@ class RateLimitWebFluxTestApplication {
 		final AtomicInteger asyncCalls = new AtomicInteger();
 
 		final Set<String> requestThreads = ConcurrentHashMap.newKeySet();
+
+		final Set<String> planThreads = ConcurrentHashMap.newKeySet();
 
 	}
 
