@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every benchmark against redis-servers it starts on 127.0.0.1 and writes BENCHMARKS.md and
-# docs/benchmarks.png at the repository root; about 20 minutes on 2 cores. QUICK=1 tries the whole run
+# docs/benchmarks.png at the repository root; about 25 minutes on 2 cores. QUICK=1 tries the whole run
 # out in a few minutes (its figures mean nothing). Raw results: ratelimit-benchmarks/target/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 out=ratelimit-benchmarks/target/bench
 jar=ratelimit-benchmarks/target/benchmarks.jar
 sample_jar=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
+webflux_jar=sample-webflux/target/sample-webflux-0.1.0-SNAPSHOT.jar
 
 if [[ "${QUICK:-0}" == "1" ]]; then
   jmh_timing=(-f 1 -wi 1 -w 1s -i 2 -r 1s)
@@ -20,7 +21,7 @@ else
 fi
 
 echo "== build (benchmarks profile)"
-./mvnw -B -q -Pbenchmarks -pl ratelimit-benchmarks,sample-app -am package -DskipTests
+./mvnw -B -q -Pbenchmarks -pl ratelimit-benchmarks,sample-app,sample-webflux -am package -DskipTests
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -44,8 +45,8 @@ java -jar "$jar" "${jmh_timing[@]}" -jvmArgsAppend "-Dbench.out=$out -Dbench.pas
   -p system=fixed-window,token-bucket -p keys=1000,100000,1000000 -t 64 \
   -rf json -rff "$out/keys-pass2.json" >> "$out/jmh.log" 2>&1
 
-echo "== physical limit, hot key, memory, HTTP"
-java "${quick[@]}" -cp "$jar" dev.ratelimit.benchmarks.Measurements "$out" "$sample_jar" 2>&1 \
+echo "== physical limit, async API, hot key, memory, HTTP (servlet, WebFlux)"
+java "${quick[@]}" -cp "$jar" dev.ratelimit.benchmarks.Measurements "$out" "$sample_jar" "$webflux_jar" 2>&1 \
   | tee "$out/measurements.log" | grep '^\[measurements\]'
 
 echo "== report"

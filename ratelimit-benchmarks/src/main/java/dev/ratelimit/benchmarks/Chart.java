@@ -62,8 +62,8 @@ final class Chart {
 		g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 20));
 		g.drawString("Decisions per second, allowed path, 10,000 keys (median; whiskers: min–max)", LEFT, 32);
 		g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-		g.drawString("Physical limit: the same script over one raw connection with 1 / 8 / 64 commands kept in flight",
-				LEFT, 54);
+		g.drawString("Physical limit: the same script over one raw connection; async: our tryAcquireAsync from one thread;"
+				+ " both with 1 / 8 / 64 in flight", LEFT, 54);
 		// grid and y axis
 		for (double value = 0; value <= top + step / 2; value += step) {
 			int y = TOP + plotHeight - (int) Math.round(value / top * plotHeight);

@@ -23,16 +23,14 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.testsupport.RedisServerProcess;
 
 /**
- * The sample application in a JVM of its own, under a fixed request rate over a few keep-alive
+ * A sample application in a JVM of its own, under a fixed request rate over a few keep-alive
  * connections on loopback; each connection alternates between an endpoint without a rule and one with
  * a rule whose limit is never reached, so that both see the same load. Latency counts from when a
- * request was due, not from when it was sent, so that a stall is never hidden.
+ * request was due, not from when it was sent, so that a stall is never hidden. The same load runs
+ * against the servlet sample (the rules in a servlet filter and interceptor) and the WebFlux sample
+ * (the rules in a {@code WebFilter}).
  */
 final class HttpScenario {
-
-	static final String NO_RULE = "/api/greeting";
-
-	static final String RULE = "/api/partner/quote";
 
 	private static final int CONNECTIONS = 8;
 
@@ -46,51 +44,47 @@ final class HttpScenario {
 
 	private final BenchmarkRedis redis;
 
-	private final Path sampleJar;
+	private final Application application;
 
 	private final Path out;
 
-	HttpScenario(BenchmarkRedis redis, Path sampleJar, Path out) {
+	HttpScenario(BenchmarkRedis redis, Application application, Path out) {
 		this.redis = redis;
-		this.sampleJar = sampleJar;
+		this.application = application;
 		this.out = out;
 	}
 
 	Map<String, Object> run() throws InterruptedException {
+		Application application = this.application;
 		int port = RedisServerProcess.freePort();
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		List<String> command = List.of(java, "-jar", this.sampleJar.toString(), "--server.port=" + port,
-				"--server.address=127.0.0.1", "--spring.data.redis.url=" + this.redis.url(),
-				"--sample.embedded-redis.enabled=false",
-				// the partner rule (per X-Api-Key) with a limit never reached; the greeting rule moved away
-				"--ratelimit.rules.partner.limit=100000000", "--ratelimit.rules.partner.window=1h",
-				"--ratelimit.rules.greeting.paths=/bench/unused", "--logging.level.root=WARN");
+		List<String> command = new ArrayList<>(List.of(java, "-jar", application.jar().toString(),
+				"--server.port=" + port, "--server.address=127.0.0.1", "--spring.data.redis.url=" + this.redis.url(),
+				"--logging.level.root=WARN"));
+		command.addAll(application.arguments());
 		Process app;
 		try {
 			app = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(this.out.resolve("sample-app.log").toFile())
+				.redirectOutput(this.out.resolve(application.name() + ".log").toFile())
 				.start();
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("Could not start the sample app", ex);
+			throw new UncheckedIOException("Could not start " + application.name(), ex);
 		}
 		try {
-			Response first = awaitStarted(app, port);
-			Response ruled;
-			try (Client client = new Client(port)) {
-				ruled = client.get(RULE, "check");
-			}
+			Response first = awaitStarted(app, port, application);
+			Response ruled = awaitDecision(port, application);
 			if (first.headers().contains("ratelimit-policy:") || !ruled.headers().contains("ratelimit-policy:")) {
-				throw new IllegalStateException("Expected a rule on " + RULE + " only, got headers " + first.headers()
-						+ " and " + ruled.headers());
+				throw new IllegalStateException("Expected a rule on " + application.rulePath() + " only, got headers "
+						+ first.headers() + " and " + ruled.headers());
 			}
-			Measurements.log("HTTP warm-up against port " + port);
-			load(port, WARM_UP_NANOS);
+			Measurements.log("HTTP warm-up against " + application.name() + " on port " + port);
+			load(port, application, WARM_UP_NANOS);
 			List<Map<String, Object>> rounds = new ArrayList<>();
 			List<long[]> allNoRule = new ArrayList<>();
 			List<long[]> allRule = new ArrayList<>();
 			for (int r = 0; r < ROUNDS; r++) {
-				long[][] latencies = load(port, ROUND_NANOS);
+				long[][] latencies = load(port, application, ROUND_NANOS);
 				allNoRule.add(latencies[0]);
 				allRule.add(latencies[1]);
 				Map<String, Object> round = Measurements.row("noRuleP50", percentile(latencies[0], 0.50),
@@ -105,9 +99,10 @@ final class HttpScenario {
 			Map<String, Object> pooled = Measurements.row("noRuleP50", percentile(noRule, 0.50), "noRuleP99",
 					percentile(noRule, 0.99), "ruleP50", percentile(rule, 0.50), "ruleP99", percentile(rule, 0.99),
 					"noRuleRequests", noRule.length, "ruleRequests", rule.length);
-			return Measurements.row("pooled", pooled, "connections", CONNECTIONS, "ratePerSecond", RATE, "roundSeconds",
+			return Measurements.row("application", application.name(), "jar", application.jar().toString(), "pooled",
+					pooled, "connections", CONNECTIONS, "ratePerSecond", RATE, "roundSeconds",
 					TimeUnit.NANOSECONDS.toSeconds(ROUND_NANOS), "warmUpSeconds", TimeUnit.NANOSECONDS.toSeconds(WARM_UP_NANOS),
-					"noRulePath", NO_RULE, "rulePath", RULE, "rounds", rounds);
+					"noRulePath", application.noRulePath(), "rulePath", application.rulePath(), "rounds", rounds);
 		}
 		finally {
 			app.destroy();
@@ -117,14 +112,14 @@ final class HttpScenario {
 		}
 	}
 
-	private static Response awaitStarted(Process app, int port) throws InterruptedException {
+	private static Response awaitStarted(Process app, int port, Application application) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
 		while (System.nanoTime() < deadline) {
 			if (!app.isAlive()) {
-				throw new IllegalStateException("The sample app exited with " + app.exitValue());
+				throw new IllegalStateException(application.name() + " exited with " + app.exitValue());
 			}
 			try (Client client = new Client(port)) {
-				Response response = client.get(NO_RULE, "check");
+				Response response = client.get(application.noRulePath(), "check");
 				if (response.status() == 200) {
 					return response;
 				}
@@ -134,11 +129,29 @@ final class HttpScenario {
 			}
 			Thread.sleep(200);
 		}
-		throw new IllegalStateException("The sample app did not answer on port " + port + " within 90s");
+		throw new IllegalStateException(application.name() + " did not answer on port " + port + " within 90s");
+	}
+
+	/**
+	 * Asks the path with the rule until Redis decides it: while the application's JVM is cold, or the
+	 * machine busy, a first decision can outlast the limiter's timeout and the request passes without
+	 * rate-limit headers (fail-open). Returns the first response with them, or the last one after 30 s.
+	 */
+	private static Response awaitDecision(int port, Application application) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		try (Client client = new Client(port)) {
+			while (true) {
+				Response response = client.get(application.rulePath(), "check");
+				if (response.headers().contains("ratelimit-policy:") || System.nanoTime() > deadline) {
+					return response;
+				}
+				Thread.sleep(200);
+			}
+		}
 	}
 
 	/** Returns the latencies in microseconds: without rule, with rule, and one entry per error. */
-	private static long[][] load(int port, long nanos) throws InterruptedException {
+	private static long[][] load(int port, Application application, long nanos) throws InterruptedException {
 		long intervalNanos = TimeUnit.SECONDS.toNanos(1) * CONNECTIONS / RATE;
 		long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
 		List<Thread> threads = new ArrayList<>();
@@ -160,7 +173,8 @@ final class HttpScenario {
 						boolean ruled = (i % 2) == 1;
 						Response response;
 						try {
-							response = client.get(ruled ? RULE : NO_RULE, "key-" + random.nextInt(10_000));
+							response = client.get(ruled ? application.rulePath() : application.noRulePath(),
+									"key-" + random.nextInt(10_000));
 						}
 						catch (UncheckedIOException ex) {
 							response = new Response(0, "");
@@ -195,7 +209,8 @@ final class HttpScenario {
 		return merged;
 	}
 
-	private static long[] concat(List<long[]> parts) {
+	/** Returns the values of every part, in order. */
+	static long[] concat(List<long[]> parts) {
 		LatencyLog all = new LatencyLog();
 		for (long[] part : parts) {
 			for (long value : part) {
@@ -205,7 +220,8 @@ final class HttpScenario {
 		return all.toArray();
 	}
 
-	private static double percentile(long[] micros, double p) {
+	/** Returns a percentile of latencies in microseconds, in milliseconds. */
+	static double percentile(long[] micros, double p) {
 		if (micros.length == 0) {
 			return Double.NaN;
 		}
@@ -235,14 +251,54 @@ final class HttpScenario {
 	}
 
 	/**
+	 * A sample application under load: the rule and the endpoints the scenario needs, set up by
+	 * command-line arguments over the application's own configuration.
+	 *
+	 * @param name the application, for the log file and the results
+	 * @param jar its executable jar
+	 * @param rulePath a path with a rule keyed by {@code X-Api-Key}, whose limit is never reached
+	 * @param noRulePath a path with no rule
+	 * @param arguments the arguments that set the rules up, besides the port, address and Redis URL
+	 */
+	record Application(String name, Path jar, String rulePath, String noRulePath, List<String> arguments) {
+
+		/**
+		 * Returns the servlet sample: the partner rule (per {@code X-Api-Key}) with a limit never
+		 * reached, the greeting rule moved away, its own embedded Redis off.
+		 * @param jar the sample-app jar
+		 * @return the application
+		 */
+		static Application servlet(Path jar) {
+			return new Application("sample-app", jar, "/api/partner/quote", "/api/greeting",
+					List.of("--sample.embedded-redis.enabled=false", "--ratelimit.rules.partner.limit=100000000",
+							"--ratelimit.rules.partner.window=1h", "--ratelimit.rules.greeting.paths=/bench/unused"));
+		}
+
+		/**
+		 * Returns the WebFlux sample set up as the servlet one: its tenant rule keyed by
+		 * {@code X-Api-Key} (the sample reads {@code X-Tenant} through a key-resolver bean) with a limit
+		 * never reached, the greeting rule moved away, its own embedded Redis off.
+		 * @param jar the sample-webflux jar
+		 * @return the application
+		 */
+		static Application webflux(Path jar) {
+			return new Application("sample-webflux", jar, "/api/tenant/orders", "/api/greeting",
+					List.of("--sample.embedded-redis.enabled=false", "--ratelimit.rules.tenant.key=header:X-Api-Key",
+							"--ratelimit.rules.tenant.limit=100000000", "--ratelimit.rules.tenant.window=1h",
+							"--ratelimit.rules.greeting.paths=/bench/unused"));
+		}
+
+	}
+
+	/**
 	 * A response: status and the header block in lower case.
 	 */
 	record Response(int status, String headers) {
 	}
 
 	/**
-	 * An HTTP/1.1 keep-alive client over one socket, enough for Tomcat's replies: a Content-Length or a
-	 * chunked body.
+	 * An HTTP/1.1 keep-alive client over one socket, enough for Tomcat's and Reactor Netty's replies: a
+	 * Content-Length or a chunked body.
 	 */
 	static final class Client implements AutoCloseable {
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.benchmarks;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
+import com.google.gson.JsonParser;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -34,9 +37,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * The measurements that are not JMH benchmarks: the physical limit of the server (raw pipelined
- * {@code EVALSHA}, and Lettuce's asynchronous API with as many commands in flight), the hot key with
- * and without the local denial cache, Redis memory per key, and the HTTP scenario against the sample
- * application. Each runs against a fresh redis-server and writes its results as JSON.
+ * {@code EVALSHA}, and Lettuce's asynchronous API with as many commands in flight), our limiters'
+ * asynchronous API from one thread, the hot key with and without the local denial cache, Redis memory
+ * per key, and the HTTP scenario against the servlet and the WebFlux sample applications. Each runs
+ * against a fresh redis-server and writes its results as JSON.
  */
 public final class Measurements {
 
@@ -48,6 +52,9 @@ public final class Measurements {
 
 	/** Whether to measure briefly, to try the whole run out: {@code -Dbench.quick=true}. */
 	static final boolean QUICK = Boolean.getBoolean("bench.quick");
+
+	/** The parts {@code -Dbench.only} can choose, in the order they run. */
+	private static final String[] PARTS = { "physical", "async", "hot-key", "memory", "http", "http-webflux" };
 
 	private static final int KEYS = 10_000;
 
@@ -63,35 +70,77 @@ public final class Measurements {
 	}
 
 	/**
-	 * Runs every measurement; arguments {@code <output directory> <sample-app jar>}.
+	 * Runs every measurement; arguments {@code <output directory> <sample-app jar> [<WebFlux sample jar>]}.
+	 * The WebFlux scenario is skipped, with a line that says so, when its jar is not given or not built.
+	 * {@code -Dbench.only=async,http-webflux} (any of {@code physical}, {@code async}, {@code hot-key},
+	 * {@code memory}, {@code http}, {@code http-webflux}) measures only those parts again and keeps the
+	 * others' results from the output directory's {@code measurements.json}.
 	 * @param args the arguments
 	 * @throws Exception when a measurement fails
 	 */
 	public static void main(String[] args) throws Exception {
 		Path out = Path.of(args[0]);
 		Path sampleJar = Path.of(args[1]);
+		Path webfluxJar = (args.length > 2) ? Path.of(args[2]) : null;
 		Measurements measurements = QUICK ? new Measurements(Duration.ofMillis(500), 2)
 				: new Measurements(Duration.ofSeconds(2), 5);
 		System.setProperty("bench.out", out.toString());
+		String only = System.getProperty("bench.only", "");
+		Set<String> parts = only.isEmpty() ? Set.of(PARTS) : Set.of(only.split(","));
+		if (!Set.of(PARTS).containsAll(parts)) {
+			throw new IllegalArgumentException("bench.only takes " + String.join(", ", PARTS) + ", not " + only);
+		}
 		Map<String, Object> results = new LinkedHashMap<>();
-		try (BenchmarkRedis redis = BenchmarkRedis.start()) {
-			results.put("redisVersion", redis.version());
-			log("physical limit: raw pipelined EVALSHA");
-			results.put("physicalLimit", measurements.physicalLimit(redis));
-			log("Lettuce asynchronous EVALSHA");
-			results.put("lettuceAsync", measurements.lettuceAsync(redis));
+		Path previous = out.resolve("measurements.json");
+		if (!only.isEmpty() && Files.exists(previous)) {
+			JsonParser.parseString(Files.readString(previous)).getAsJsonObject().entrySet()
+				.forEach((entry) -> results.put(entry.getKey(), entry.getValue()));
 		}
-		try (BenchmarkRedis redis = BenchmarkRedis.start()) {
-			log("hot key");
-			results.put("hotKey", measurements.hotKey(redis));
+		if (parts.contains("physical")) {
+			try (BenchmarkRedis redis = BenchmarkRedis.start()) {
+				results.put("redisVersion", redis.version());
+				log("physical limit: raw pipelined EVALSHA");
+				results.put("physicalLimit", measurements.physicalLimit(redis));
+				log("Lettuce asynchronous EVALSHA");
+				results.put("lettuceAsync", measurements.lettuceAsync(redis));
+			}
 		}
-		try (BenchmarkRedis redis = BenchmarkRedis.start()) {
-			log("memory per key");
-			results.put("memory", measurements.memory(redis));
+		if (parts.contains("async")) {
+			log("our limiters' asynchronous API, one thread, decisions in flight");
+			results.put("limiterAsync", new AsyncScenario(measurements.round, measurements.rounds).run());
 		}
-		try (BenchmarkRedis redis = BenchmarkRedis.start()) {
-			log("HTTP");
-			results.put("http", new HttpScenario(redis, sampleJar, out).run());
+		if (parts.contains("hot-key")) {
+			try (BenchmarkRedis redis = BenchmarkRedis.start()) {
+				log("hot key");
+				results.put("hotKey", measurements.hotKey(redis));
+			}
+		}
+		if (parts.contains("memory")) {
+			try (BenchmarkRedis redis = BenchmarkRedis.start()) {
+				log("memory per key");
+				results.put("memory", measurements.memory(redis));
+			}
+		}
+		if (parts.contains("http")) {
+			try (BenchmarkRedis redis = BenchmarkRedis.start()) {
+				log("HTTP, servlet sample");
+				results.put("http", new HttpScenario(redis, HttpScenario.Application.servlet(sampleJar), out).run());
+			}
+		}
+		if (parts.contains("http-webflux")) {
+			if (webfluxJar != null && Files.isRegularFile(webfluxJar)) {
+				try (BenchmarkRedis redis = BenchmarkRedis.start()) {
+					log("HTTP, WebFlux sample");
+					results.put("httpWebflux",
+							new HttpScenario(redis, HttpScenario.Application.webflux(webfluxJar), out).run());
+				}
+			}
+			else {
+				String reason = (webfluxJar != null) ? "no WebFlux sample jar at " + webfluxJar + " (module not built)"
+						: "no WebFlux sample jar given";
+				log("HTTP, WebFlux sample: skipped, " + reason);
+				results.put("httpWebflux", row("skipped", reason));
+			}
 		}
 		RateLimiterBenchmarks.write(results, "measurements.json");
 	}

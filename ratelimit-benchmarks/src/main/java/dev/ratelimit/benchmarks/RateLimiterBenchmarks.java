@@ -170,7 +170,7 @@ public class RateLimiterBenchmarks {
 		return allowed;
 	}
 
-	private static long processCpuNanos() {
+	static long processCpuNanos() {
 		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
 			.getProcessCpuTime();
 	}

@@ -30,6 +30,9 @@ public final class Report {
 
 	private static final Map<String, String> LABELS = new LinkedHashMap<>();
 
+	/** The least share of the physical limit the asynchronous API should reach at 64 in flight. */
+	private static final double ASYNC_TARGET = 0.9;
+
 	/** Bytes by which a key's memory may differ between limits: the counts are stored as digits. */
 	private static final long MEMORY_TOLERANCE = 16;
 
@@ -114,6 +117,29 @@ public final class Report {
 		return Stats.of(List.of());
 	}
 
+	/** Returns our limiter's asynchronous API from one thread at {@code depth} in flight. */
+	private Stats async(String system, int depth) {
+		JsonObject row = asyncRow(system, depth);
+		return (row != null) ? Stats.of(numbers(row.getAsJsonArray("perSecond"))) : Stats.of(List.of());
+	}
+
+	private @Nullable JsonObject asyncRow(String system, int depth) {
+		if (!this.measurements.has("limiterAsync")) {
+			return null;
+		}
+		for (JsonElement element : this.measurements.getAsJsonArray("limiterAsync")) {
+			JsonObject row = element.getAsJsonObject();
+			if (row.get("system").getAsString().equals(system) && row.get("depth").getAsInt() == depth) {
+				return row;
+			}
+		}
+		return null;
+	}
+
+	private static String asyncLabel(String system) {
+		return LABELS.get(system).replace("ours: ", "ours async, one thread: ");
+	}
+
 	private @Nullable JsonObject physicalRow(String script, int depth) {
 		for (JsonElement element : this.measurements.getAsJsonArray("physicalLimit")) {
 			JsonObject row = element.getAsJsonObject();
@@ -133,6 +159,15 @@ public final class Report {
 			}
 			series.put(LABELS.get(system).replace("no limiter: Lettuce EVALSHA, fixed-window script", "no limiter: Lettuce EVALSHA")
 				.replace(" (Lettuce, CAS)", "").replace(" RRateLimiter", ""), byThreads);
+		}
+		for (String system : Contenders.OURS) {
+			Map<Integer, Stats> byDepth = new LinkedHashMap<>();
+			for (int depth : THREADS) {
+				byDepth.put(depth, async(system, depth));
+			}
+			if (byDepth.values().stream().anyMatch((stats) -> stats.count() > 0)) {
+				series.put(LABELS.get(system).replace("ours: ", "async: "), byDepth);
+			}
 		}
 		for (String script : Measurements.PHYSICAL_SCRIPTS) {
 			Map<Integer, Stats> byDepth = new LinkedHashMap<>();
@@ -158,15 +193,25 @@ public final class Report {
 		throughputTables(md);
 		ratios(md);
 		whereTheTimeGoes(md);
+		asyncApi(md);
 		bounds(md);
 		hotKey(md);
 		keyCount(md);
 		memory(md);
-		http(md);
+		http(md, "http", "HTTP: latency the interceptor adds", "the interceptor",
+				"The servlet sample app (`java -jar sample-app/target/sample-app-0.1.0-SNAPSHOT.jar`, its own JVM, "
+						+ "Tomcat, the starter's defaults)");
+		http(md, "httpWebflux", "HTTP: latency the WebFlux filter adds", "the WebFlux filter",
+				"The WebFlux sample app (`java -jar sample-webflux/target/sample-webflux-0.1.0-SNAPSHOT.jar`, its "
+						+ "own JVM, Reactor Netty, the starter's defaults, the rules in `RateLimitWebFilter`, decisions "
+						+ "through `tryAcquireAsync`; its tenant rule keyed by the `X-Api-Key` header by a property, as "
+						+ "the servlet sample's partner rule is)");
 		md.append("## Reproduce\n\n```\nratelimit-benchmarks/run.sh\n```\n\n")
-			.append("It builds the module with `./mvnw -B -Pbenchmarks -pl ratelimit-benchmarks,sample-app -am package -DskipTests`, ")
+			.append("It builds the module with `./mvnw -B -Pbenchmarks -pl ratelimit-benchmarks,sample-app,sample-webflux -am package -DskipTests`, ")
 			.append("runs the JMH uber-jar `ratelimit-benchmarks/target/benchmarks.jar` once per thread count with JSON output, ")
-			.append("then `dev.ratelimit.benchmarks.Measurements` (physical limit, hot key, memory, HTTP) and ")
+			.append("then `dev.ratelimit.benchmarks.Measurements` (physical limit, the asynchronous API, hot key, memory, ")
+			.append("HTTP against the servlet and the WebFlux sample; the WebFlux scenario is skipped, and says so, ")
+			.append("when that sample is not built) and ")
 			.append("`dev.ratelimit.benchmarks.Report`, which writes this file and the chart. Raw results stay in ")
 			.append("`ratelimit-benchmarks/target/bench/`. The module is built only with the `benchmarks` profile, so ")
 			.append("`./mvnw -B verify` neither builds it nor downloads JMH, Bucket4j or Redisson. Single benchmarks: ")
@@ -177,7 +222,12 @@ public final class Report {
 			.append("`java -cp ratelimit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.ScriptCost`, in about ")
 			.append("two minutes; `-Dcompare=<directory>` adds the scripts of a directory (an earlier commit's, say) ")
 			.append("side by side, and `-Dinstructions=true` counts Redis's instructions under Valgrind instead, which ")
-			.append("load from elsewhere on the machine cannot move. A steady state with redis-server and the ")
+			.append("load from elsewhere on the machine cannot move. One part of the measurements again, into the ")
+			.append("results of an earlier run (then `Report` as above): `java -Dbench.only=async,http-webflux -cp ")
+			.append("ratelimit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.Measurements ")
+			.append("ratelimit-benchmarks/target/bench sample-app/target/sample-app-0.1.0-SNAPSHOT.jar ")
+			.append("sample-webflux/target/sample-webflux-0.1.0-SNAPSHOT.jar` (parts: physical, async, hot-key, ")
+			.append("memory, http, http-webflux). A steady state with redis-server and the ")
 			.append("benchmark JVM pinned to CPUs of their own, 30 s of warm-up, decisions per second and client and Redis ")
 			.append("CPU per decision: `ratelimit-benchmarks/steady-state.sh` (about a minute per system, on a quiet ")
 			.append("machine).\n");
@@ -212,6 +262,22 @@ public final class Report {
 			.append(yes(bucket4jMet)).append(" |\n");
 		md.append("| … ≥ 1.5 × Redisson | ").append(String.join(", ", redissonParts)).append(" | ")
 			.append(yes(redissonMet)).append(" |\n");
+		// the asynchronous API, one thread
+		List<String> asyncParts = new ArrayList<>();
+		boolean asyncMet = true;
+		boolean asyncMeasured = false;
+		for (String system : O1) {
+			double ratio = async(system, 64).median() / physicalFor(system, 64).median();
+			JsonObject row = asyncRow(system, 64);
+			long errors = (row != null) ? row.get("errors").getAsLong() : 0;
+			asyncMeasured |= !Double.isNaN(ratio);
+			asyncMet &= ratio >= ASYNC_TARGET && errors == 0;
+			asyncParts.add(short_(system) + " " + ratio(ratio) + ((errors > 0) ? " (" + number(errors) + " errors)" : ""));
+		}
+		md.append("| O(1) algorithms through the async API (`tryAcquireAsync`), one thread, 64 decisions in flight ≥ ")
+			.append(ASYNC_TARGET).append(" × the physical limit of the same script at 64 in flight | ")
+			.append(asyncMeasured ? String.join(", ", asyncParts) : "not measured").append(" | ")
+			.append(asyncMeasured ? yes(asyncMet) : "–").append(" |\n");
 		// hot key
 		List<String> hotParts = new ArrayList<>();
 		boolean hotMet = true;
@@ -234,13 +300,8 @@ public final class Report {
 		}
 		md.append("| Hot key: Redis calls refused per retry period ≤ 1 per instance (limit 10/s, cache on) | ")
 			.append(String.join(", ", callParts)).append(" | ").append(yes(callsMet)).append(" |\n");
-		// HTTP
-		JsonObject pooled = this.measurements.getAsJsonObject("http").getAsJsonObject("pooled");
-		double addedP99 = pooled.get("ruleP99").getAsDouble() - pooled.get("noRuleP99").getAsDouble();
-		md.append("| HTTP: p99 added by the interceptor < 1 ms at a moderate load | ").append(Report.millis(addedP99))
-			.append(" ms (p99 ").append(Report.millis(pooled.get("ruleP99").getAsDouble())).append(" ms with the rule, ")
-			.append(Report.millis(pooled.get("noRuleP99").getAsDouble())).append(" ms without; all rounds pooled) | ")
-			.append(yes(addedP99 < 1.0)).append(" |\n");
+		httpTarget(md, "http", "the interceptor");
+		httpTarget(md, "httpWebflux", "the WebFlux filter");
 		// keys
 		List<String> keyParts = new ArrayList<>();
 		boolean flat = true;
@@ -268,6 +329,21 @@ public final class Report {
 		md.append("| O(1) memory per key constant at limits 10 / 1,000 / 1,000,000 (within ")
 			.append(MEMORY_TOLERANCE).append(" B: the stored numbers' digits) | ").append(String.join(", ", memoryParts))
 			.append(" | ").append(yes(constant)).append(" |\n\n");
+	}
+
+	private void httpTarget(StringBuilder md, String name, String what) {
+		md.append("| HTTP: p99 added by ").append(what).append(" < 1 ms at a moderate load | ");
+		JsonObject http = this.measurements.has(name) ? this.measurements.getAsJsonObject(name) : null;
+		if (http == null || !http.has("pooled")) {
+			md.append("not measured").append((http != null && http.has("skipped")) ? ": " + http.get("skipped").getAsString() : "")
+				.append(" | – |\n");
+			return;
+		}
+		JsonObject pooled = http.getAsJsonObject("pooled");
+		double addedP99 = pooled.get("ruleP99").getAsDouble() - pooled.get("noRuleP99").getAsDouble();
+		md.append(Report.millis(addedP99)).append(" ms (p99 ").append(Report.millis(pooled.get("ruleP99").getAsDouble()))
+			.append(" ms with the rule, ").append(Report.millis(pooled.get("noRuleP99").getAsDouble()))
+			.append(" ms without; all rounds pooled) | ").append(yes(addedP99 < 1.0)).append(" |\n");
 	}
 
 	private void method(StringBuilder md, @Nullable JsonObject settings) {
@@ -311,11 +387,27 @@ public final class Report {
 			.append("loopback latency more than the server, and on this VM it is bimodal (the scheduler puts the ")
 			.append("client and Redis on one core or on two). `redis-benchmark` itself is not installed here. For ")
 			.append("comparison, the fixed-window script through Lettuce's asynchronous API from one thread with as ")
-			.append("many commands in flight.\n\n");
+			.append("many commands in flight.\n");
+		md.append("- **Asynchronous API**: our limiters as configured above, each against a fresh redis-server with ")
+			.append("the same 10,000 pre-filled keys and the allowed path, called through `tryAcquireAsync(key, limit)` ")
+			.append("from one thread that keeps 1, 8 or 64 decisions in flight: it takes one of as many slots (a ")
+			.append("semaphore) before each call, and the future's callback, which runs on Lettuce's I/O thread, gives ")
+			.append("it back (`AsyncScenario`). One warm-up round, then ").append(roundsOf("limiterAsync"))
+			.append(" rounds of ").append(asyncRoundSeconds()).append(" s per concurrency; latency from the call to ")
+			.append("its callback. Compared with the physical ")
+			.append("limit of the same script at as many commands in flight, with the fixed-window script through ")
+			.append("Lettuce's asynchronous API (no limiter code), and with the same limiter's blocking API at as many ")
+			.append("threads.\n\n");
+	}
+
+	private String asyncRoundSeconds() {
+		JsonObject row = asyncRow("fixed-window", 64);
+		return (row != null && row.has("roundSeconds")) ? Report.millis(row.get("roundSeconds").getAsDouble())
+			.replaceAll("\\.?0+$", "") : "?";
 	}
 
 	private String roundsOf(String name) {
-		JsonArray rows = this.measurements.getAsJsonArray(name);
+		JsonArray rows = this.measurements.has(name) ? this.measurements.getAsJsonArray(name) : new JsonArray();
 		return (rows.size() > 0) ? Integer.toString(rows.get(0).getAsJsonObject().getAsJsonArray("perSecond").size()) : "?";
 	}
 
@@ -347,7 +439,25 @@ public final class Report {
 		for (int depth : THREADS) {
 			md.append(" | ").append(series("lettuceAsync", "fixed-window", depth).rateWithRange());
 		}
-		md.append(" | |\n\n");
+		md.append(" | |\n");
+		for (String system : Contenders.OURS) {
+			if (asyncRow(system, 64) == null) {
+				continue;
+			}
+			md.append("| ").append(asyncLabel(system)).append(" (in flight: 1 / 8 / 64)");
+			long errors = 0;
+			long rejections = 0;
+			for (int depth : THREADS) {
+				md.append(" | ").append(async(system, depth).rateWithRange());
+				JsonObject row = asyncRow(system, depth);
+				if (row != null) {
+					errors += row.get("errors").getAsLong();
+					rejections += row.get("rejections").getAsLong();
+				}
+			}
+			md.append(" | ").append(errors).append(" / ").append(rejections).append(" |\n");
+		}
+		md.append("\n");
 		md.append("### Latency per decision (p50 / p99 / p99.9, ms)\n\n");
 		md.append("| System | 1 thread | 8 threads | 64 threads |\n|---|---:|---:|---:|\n");
 		for (String system : LABELS.keySet()) {
@@ -359,7 +469,25 @@ public final class Report {
 			}
 			md.append(" |\n");
 		}
+		for (String system : Contenders.OURS) {
+			if (asyncRow(system, 64) == null) {
+				continue;
+			}
+			md.append("| ").append(asyncLabel(system)).append(" (in flight: 1 / 8 / 64)");
+			for (int depth : THREADS) {
+				md.append(" | ").append(asyncLatencies(asyncRow(system, depth)));
+			}
+			md.append(" |\n");
+		}
 		md.append("\n");
+	}
+
+	private static String asyncLatencies(@Nullable JsonObject row) {
+		if (row == null) {
+			return "–";
+		}
+		return Report.millis(row.get("p50").getAsDouble()) + " / " + Report.millis(row.get("p99").getAsDouble()) + " / "
+				+ Report.millis(row.get("p999").getAsDouble());
 	}
 
 	private Stats physicalFor(String system, int depth) {
@@ -430,6 +558,50 @@ public final class Report {
 		md.append("\n");
 	}
 
+	private void asyncApi(StringBuilder md) {
+		if (!this.measurements.has("limiterAsync")) {
+			return;
+		}
+		md.append("## Asynchronous API: one thread, 64 decisions in flight\n\n");
+		md.append("`tryAcquireAsync` holds no thread while Redis answers, so one thread can keep many decisions in ")
+			.append("flight, as a reactive filter does. Each algorithm against the physical limit of its own script at ")
+			.append("64 in flight (the sliding window log against the fixed-window script's), against the fixed-window ")
+			.append("script through Lettuce's asynchronous API with no limiter code at 64 in flight, and against the ")
+			.append("same limiter's blocking API from 64 threads. Only decisions Redis answered count, in the rates ")
+			.append("and in the latencies (from the call to the future's callback); calls that timed out or met an ")
+			.append("open circuit breaker are errors, in the errors column of the allowed-path table.\n\n");
+		md.append("| Ours, one thread | Decisions per second | ÷ physical limit | ÷ Lettuce async, no limiter code | ")
+			.append("÷ blocking API, 64 threads | p50 / p99 / p99.9 (ms) | Redis µs per decision | Redis CPU | benchmark JVM CPU |\n")
+			.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+		double lettuceAsync = series("lettuceAsync", "fixed-window", 64).median();
+		for (String system : Contenders.OURS) {
+			JsonObject row = asyncRow(system, 64);
+			if (row == null) {
+				continue;
+			}
+			Stats async = async(system, 64);
+			md.append("| ").append(LABELS.get(system)).append(" | ").append(async.rateWithRange()).append(" | ")
+				.append(ratio(async.median() / physicalFor(system, 64).median())).append(" | ")
+				.append(ratio(async.median() / lettuceAsync)).append(" | ")
+				.append(ratio(async.median() / throughput(system, 64).median())).append(" | ")
+				.append(asyncLatencies(row)).append(" | ").append(decimal(row.get("redisUsecPerDecision").getAsDouble()))
+				.append(" | ").append(decimal(row.get("redisCpuShare").getAsDouble())).append(" | ")
+				.append(decimal(row.get("jvmCpuShare").getAsDouble())).append(" |\n");
+		}
+		md.append("\n");
+		Stats blocking = overhead("decide", "starter");
+		Stats async = overhead("decideAsync", "starter");
+		if (!Double.isNaN(async.median())) {
+			md.append("The limiter's own work per decision, measured alone with Redis replaced by a runner that ")
+				.append("answers at once (`LimiterOverheadBenchmarks`, one thread, fixed window, breaker and denial ")
+				.append("cache): ").append(number(async.median())).append(" ns through `tryAcquireAsync`, against ")
+				.append(number(blocking.median())).append(" ns through `tryAcquire`. That leaves out what ")
+				.append("`LettuceScriptRunner.runAsync` adds per call around Lettuce's own future (a timeout scheduled ")
+				.append("on a timer thread and cancelled when Redis answers), and that the limiter's callbacks run on ")
+				.append("Lettuce's I/O thread, the one thread that also reads every reply.\n\n");
+		}
+	}
+
 	private void bounds(StringBuilder md) {
 		double physical = physical("fixed-window", 64).median();
 		double lettuceAsync = series("lettuceAsync", "fixed-window", 64).median();
@@ -439,11 +611,17 @@ public final class Report {
 		Result oursResult = result("fixed-window", 10_000, 64);
 		Result seedResult = result("seed-fixed-window", 10_000, 64);
 		md.append("## What bounds the allowed path\n\n");
-		md.append("The same fixed-window script at 64 concurrent decisions, from the bare server down to our limiter:\n\n");
+		md.append("The same fixed-window script at 64 concurrent decisions, from the bare server down to our limiter, ")
+			.append("asynchronous and blocking:\n\n");
 		md.append("| Client | Decisions per second | ÷ physical limit |\n|---|---:|---:|\n");
 		md.append("| raw socket, 64 commands kept in flight (physical limit) | ").append(number(physical)).append(" | 1.00× |\n");
 		md.append("| Lettuce asynchronous API, one thread, 64 in flight | ").append(number(lettuceAsync)).append(" | ")
 			.append(ratio(lettuceAsync / physical)).append(" |\n");
+		double oursAsync = async("fixed-window", 64).median();
+		if (!Double.isNaN(oursAsync)) {
+			md.append("| our `FixedWindowRateLimiter`, `tryAcquireAsync`, one thread, 64 in flight | ")
+				.append(number(oursAsync)).append(" | ").append(ratio(oursAsync / physical)).append(" |\n");
+		}
 		md.append("| Lettuce blocking API, 64 threads, no limiter code | ").append(number(blocking)).append(" | ")
 			.append(ratio(blocking / physical)).append(" |\n");
 		md.append("| our `FixedWindowRateLimiter`, 64 threads | ").append(number(ours)).append(" | ")
@@ -488,12 +666,17 @@ public final class Report {
 	}
 
 	private Stats overhead(String configuration) {
+		return overhead("decide", configuration);
+	}
+
+	private Stats overhead(String method, String configuration) {
 		Path file = this.results.resolve("overhead.json");
 		try {
 			if (Files.exists(file)) {
 				for (JsonElement element : JsonParser.parseString(Files.readString(file)).getAsJsonArray()) {
 					JsonObject run = element.getAsJsonObject();
-					if (run.getAsJsonObject("params").get("configuration").getAsString().equals(configuration)) {
+					if (run.get("benchmark").getAsString().endsWith("." + method)
+							&& run.getAsJsonObject("params").get("configuration").getAsString().equals(configuration)) {
 						return Stats.of(run.getAsJsonObject("primaryMetric").get("score").getAsDouble());
 					}
 				}
@@ -634,19 +817,23 @@ public final class Report {
 			.append("that nothing refills meanwhile, ours on a fixed clock).\n\n");
 	}
 
-	private Stats httpStat(Function<JsonObject, Double> value) {
+	private static Stats httpStat(JsonObject http, Function<JsonObject, Double> value) {
 		List<Double> values = new ArrayList<>();
-		for (JsonElement element : this.measurements.getAsJsonObject("http").getAsJsonArray("rounds")) {
+		for (JsonElement element : http.getAsJsonArray("rounds")) {
 			values.add(value.apply(element.getAsJsonObject()));
 		}
 		return Stats.of(values);
 	}
 
-	private void http(StringBuilder md) {
-		JsonObject http = this.measurements.getAsJsonObject("http");
-		md.append("## HTTP: latency the interceptor adds\n\n");
-		md.append("The sample app (`java -jar sample-app/target/sample-app-0.1.0-SNAPSHOT.jar`, its own JVM, ")
-			.append("Tomcat, the starter's defaults) against the benchmark's redis-server. `")
+	private void http(StringBuilder md, String name, String title, String what, String application) {
+		md.append("## ").append(title).append("\n\n");
+		JsonObject http = this.measurements.has(name) ? this.measurements.getAsJsonObject(name) : null;
+		if (http == null || !http.has("pooled")) {
+			md.append("Not measured in this run").append((http != null && http.has("skipped"))
+					? ": " + http.get("skipped").getAsString() : "").append(".\n\n");
+			return;
+		}
+		md.append(application).append(" against the benchmark's redis-server. `")
 			.append(http.get("rulePath").getAsString()).append("` carries a rule keyed by `X-Api-Key` with a limit ")
 			.append("of 100,000,000 per hour (never reached; each request sends one of 10,000 keys), `")
 			.append(http.get("noRulePath").getAsString()).append("` none (its rule is moved away by a property). ")
@@ -664,21 +851,24 @@ public final class Report {
 			.append(Report.millis(pooled.get("noRuleP99").getAsDouble())).append(" |\n");
 		md.append("| rule (one Redis decision) | ").append(Report.millis(pooled.get("ruleP50").getAsDouble())).append(" | ")
 			.append(Report.millis(pooled.get("ruleP99").getAsDouble())).append(" |\n");
-		md.append("| **added by the interceptor** | ")
+		md.append("| **added by ").append(what).append("** | ")
 			.append(Report.millis(pooled.get("ruleP50").getAsDouble() - pooled.get("noRuleP50").getAsDouble()))
 			.append(" | ").append(Report.millis(pooled.get("ruleP99").getAsDouble() - pooled.get("noRuleP99").getAsDouble()))
 			.append(" |\n\n");
 		md.append("Per round (median of the rounds, min–max in small type); a p99 of one round rests on its ")
 			.append("30 slowest requests, so a pause anywhere on the machine moves it:\n\n");
 		md.append("| Endpoint | p50 (ms) | p99 (ms) |\n|---|---:|---:|\n");
-		md.append("| no rule | ").append(httpStat((r) -> r.get("noRuleP50").getAsDouble()).millisWithRange()).append(" | ")
-			.append(httpStat((r) -> r.get("noRuleP99").getAsDouble()).millisWithRange()).append(" |\n");
-		md.append("| rule (one Redis decision) | ").append(httpStat((r) -> r.get("ruleP50").getAsDouble()).millisWithRange())
-			.append(" | ").append(httpStat((r) -> r.get("ruleP99").getAsDouble()).millisWithRange()).append(" |\n");
-		md.append("| **added by the interceptor** | ")
-			.append(httpStat((r) -> r.get("ruleP50").getAsDouble() - r.get("noRuleP50").getAsDouble()).millisWithRange())
+		md.append("| no rule | ").append(httpStat(http, (r) -> r.get("noRuleP50").getAsDouble()).millisWithRange())
+			.append(" | ").append(httpStat(http, (r) -> r.get("noRuleP99").getAsDouble()).millisWithRange()).append(" |\n");
+		md.append("| rule (one Redis decision) | ")
+			.append(httpStat(http, (r) -> r.get("ruleP50").getAsDouble()).millisWithRange()).append(" | ")
+			.append(httpStat(http, (r) -> r.get("ruleP99").getAsDouble()).millisWithRange()).append(" |\n");
+		md.append("| **added by ").append(what).append("** | ")
+			.append(httpStat(http, (r) -> r.get("ruleP50").getAsDouble() - r.get("noRuleP50").getAsDouble())
+				.millisWithRange())
 			.append(" | ")
-			.append(httpStat((r) -> r.get("ruleP99").getAsDouble() - r.get("noRuleP99").getAsDouble()).millisWithRange())
+			.append(httpStat(http, (r) -> r.get("ruleP99").getAsDouble() - r.get("noRuleP99").getAsDouble())
+				.millisWithRange())
 			.append(" |\n\n");
 		long errors = 0;
 		for (JsonElement element : http.getAsJsonArray("rounds")) {
