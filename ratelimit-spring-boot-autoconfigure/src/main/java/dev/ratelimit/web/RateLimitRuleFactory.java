@@ -116,7 +116,7 @@ public final class RateLimitRuleFactory {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
 		return new RateLimitRule(name, List.of(), Set.of(), List.copyOf(checkedLimits(name, limits, chosen, cost)),
 				chosen, RESOLVER_KEY, MissingKey.CLIENT_ADDRESS, cost, source, this.shadow, Set.of(), Map.of(), null,
-				null, ZoneOffset.UTC);
+				null, ZoneOffset.UTC, List.of(), null, null);
 	}
 
 	/**
