@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -152,7 +151,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		answer.whenComplete((reply, failure) -> timeout.cancel(false));
 		connect().whenComplete((connected, failure) -> {
 			if (failure != null) {
-				answer.completeExceptionally(translate(unwrap(failure), null));
+				answer.completeExceptionally(translate(RedisRateLimiter.unwrap(failure), null));
 				return;
 			}
 			RedisFuture<List<?>> evalsha = connected.commands()
@@ -162,7 +161,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 				if (error == null) {
 					answer.complete(reply);
 				}
-				else if (unwrap(error) instanceof RedisNoScriptException) {
+				else if (RedisRateLimiter.unwrap(error) instanceof RedisNoScriptException) {
 					// a restarted or new server: EVAL sends the script, and later EVALSHA calls find it
 					RedisFuture<List<?>> eval = connected.commands()
 						.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), ScriptOutputType.MULTI,
@@ -173,20 +172,16 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 							answer.complete(evalReply);
 						}
 						else {
-							answer.completeExceptionally(translate(unwrap(evalError), connected));
+							answer.completeExceptionally(translate(RedisRateLimiter.unwrap(evalError), connected));
 						}
 					});
 				}
 				else {
-					answer.completeExceptionally(translate(unwrap(error), connected));
+					answer.completeExceptionally(translate(RedisRateLimiter.unwrap(error), connected));
 				}
 			});
 		});
 		return answer;
-	}
-
-	private static Throwable unwrap(Throwable failure) {
-		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	private static ScheduledThreadPoolExecutor timer() {
