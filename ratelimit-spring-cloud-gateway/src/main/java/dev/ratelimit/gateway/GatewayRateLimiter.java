@@ -1,6 +1,5 @@
 package dev.ratelimit.gateway;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -197,24 +196,10 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 	}
 
 	/**
-	 * The {@code ratelimit.*} args of one route's {@code RequestRateLimiter} filter.
+	 * The {@code ratelimit.*} args of one route's {@code RequestRateLimiter} filter: {@code limit}, {@code window}
+	 * and {@code burst} as a rule's, and the route's algorithm, cost and several limits.
 	 */
-	public static class Config {
-
-		/**
-		 * Permits per window.
-		 */
-		private @Nullable Long limit;
-
-		/**
-		 * Length of the window.
-		 */
-		private @Nullable Duration window;
-
-		/**
-		 * For token-bucket and gcra, how many permits may be taken at once; the limit when not set.
-		 */
-		private @Nullable Long burst;
+	public static class Config extends RateLimitProperties.Limit {
 
 		/**
 		 * Algorithm of the route; ratelimit.default-algorithm when not set.
@@ -230,30 +215,6 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		 * Several limits charged all or nothing, instead of limit, window and burst.
 		 */
 		private List<RateLimitProperties.Limit> limits = new ArrayList<>();
-
-		public @Nullable Long getLimit() {
-			return this.limit;
-		}
-
-		public void setLimit(@Nullable Long limit) {
-			this.limit = limit;
-		}
-
-		public @Nullable Duration getWindow() {
-			return this.window;
-		}
-
-		public void setWindow(@Nullable Duration window) {
-			this.window = window;
-		}
-
-		public @Nullable Long getBurst() {
-			return this.burst;
-		}
-
-		public void setBurst(@Nullable Long burst) {
-			this.burst = burst;
-		}
 
 		public @Nullable Algorithm getAlgorithm() {
 			return this.algorithm;
