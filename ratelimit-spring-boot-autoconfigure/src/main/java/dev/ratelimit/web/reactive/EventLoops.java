@@ -3,8 +3,6 @@ package dev.ratelimit.web.reactive;
 import io.netty.channel.EventLoop;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
@@ -30,8 +28,8 @@ final class EventLoops {
 		if (loop == null) {
 			return decision;
 		}
-		Scheduler scheduler = Schedulers.fromExecutor(loop);
-		return decision.flatMap((value) -> loop.inEventLoop() ? Mono.just(value) : Mono.just(value).publishOn(scheduler));
+		return decision.flatMap((value) -> loop.inEventLoop() ? Mono.just(value)
+				: Mono.create((sink) -> loop.execute(() -> sink.success(value))));
 	}
 
 	/** Reads Reactor Netty's types only when they are on the class path. */

@@ -237,7 +237,19 @@ public final class ReactiveRateLimitSupport {
 	private Mono<RequestKeys> keys(ServerWebExchange exchange, List<RateLimitRule> applicable, String clientAddress) {
 		Map<RateLimitRule, Object> values = new IdentityHashMap<>();
 		List<Mono<?>> pending = new ArrayList<>(0);
+		boolean plans = false;
 		for (RateLimitRule rule : applicable) {
+			plans |= rule.planKind().equals("bean");
+			String kind = rule.keyKind();
+			if (kind.equals("ip") || kind.equals("header")) {
+				// read at once: no publisher needed
+				String found = kind.equals("ip") ? clientAddress
+						: exchange.getRequest().getHeaders().getFirst(rule.keyArgument());
+				if (found != null) {
+					values.put(rule, found);
+				}
+				continue;
+			}
 			Mono<String> value;
 			try {
 				value = keyValue(rule, exchange, clientAddress);
@@ -251,13 +263,22 @@ public final class ReactiveRateLimitSupport {
 					return Mono.empty();
 				}));
 		}
+		RequestKeys keys = requestKeys(exchange, values, clientAddress);
+		if (pending.isEmpty() && !plans) {
+			return Mono.just(keys);
+		}
 		// a plan resolver may read a database: it is asked away from the event loop, and answers from memory then
-		Mono<Void> plans = Flux.fromIterable(applicable)
+		Mono<Void> lookUps = Flux.fromIterable(applicable)
 			.filter((rule) -> values.get(rule) instanceof String value && this.enforcer.needsPlanLookUp(rule, value))
 			.concatMap((rule) -> Mono.fromRunnable(() -> this.enforcer.lookUpPlan(rule, (String) values.get(rule)))
 				.subscribeOn(Schedulers.boundedElastic()))
 			.then();
-		return Flux.concat(pending).then(plans).then(Mono.fromSupplier(() -> new RequestKeys() {
+		return Flux.concat(pending).then(lookUps).thenReturn(keys);
+	}
+
+	private static RequestKeys requestKeys(ServerWebExchange exchange, Map<RateLimitRule, Object> values,
+			String clientAddress) {
+		return new RequestKeys() {
 
 			@Override
 			public @Nullable String keyValue(RateLimitRule rule) {
@@ -278,7 +299,7 @@ public final class ReactiveRateLimitSupport {
 				return exchange.getRequest().getHeaders().getFirst(name);
 			}
 
-		}));
+		};
 	}
 
 	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange, String clientAddress) {
