@@ -50,6 +50,18 @@ public final class LocalRateLimiter implements RateLimiter {
 
 	@Override
 	public List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
+		return decide(key, limits, permits, true);
+	}
+
+	/**
+	 * Tells what a call for {@code permits} would be told now, taking nothing.
+	 */
+	@Override
+	public List<RateLimitDecision> check(String key, List<RateLimit> limits, long permits) {
+		return decide(key, limits, permits, false);
+	}
+
+	private List<RateLimitDecision> decide(String key, List<RateLimit> limits, long permits, boolean charge) {
 		if (key == null) {
 			throw new IllegalArgumentException("key must not be null");
 		}
@@ -78,7 +90,7 @@ public final class LocalRateLimiter implements RateLimiter {
 				RateLimit limit = limits.get(i);
 				long[] state = states.get(i);
 				boolean admits = state[1] + permits <= limit.limit();
-				if (granted) {
+				if (granted && charge) {
 					state[1] += permits;
 				}
 				Duration windowLeft = Duration.ofNanos(state[0] + limit.window().toNanos() - now);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Decides whether a caller identified by a key may take permits under a {@link RateLimit}.
@@ -92,17 +93,7 @@ public interface RateLimiter {
 	 */
 	default CompletableFuture<List<RateLimitDecision>> tryAcquireAsync(String key, List<RateLimit> limits,
 			long permits) {
-		List<RateLimitDecision> decisions;
-		try {
-			decisions = tryAcquire(key, limits, permits);
-		}
-		catch (IllegalArgumentException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		return CompletableFuture.completedFuture(decisions);
+		return inCallingThread(() -> tryAcquire(key, limits, permits));
 	}
 
 	/**
@@ -167,17 +158,54 @@ public interface RateLimiter {
 	 * @throws UnsupportedOperationException when the limiter cannot read its state
 	 */
 	default CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
-		List<RateLimitDecision> decisions;
-		try {
-			decisions = inspect(key, limits);
+		return inCallingThread(() -> inspect(key, limits));
+	}
+
+	/**
+	 * Tells what a call for {@code permits} would be told now, taking nothing: for work charged only once
+	 * its outcome is known, such as a login attempt charged when it fails. Unlike {@link #inspect} it is a
+	 * decision: a limiter that {@link #blocking(BlockPolicy) blocks} refused keys starts a block when it
+	 * refuses, and the Redis limiters answer a refusal they remember from their denial cache. This default
+	 * inspects the state for one permit.
+	 * @param key whose budget would be charged
+	 * @param limits the limits
+	 * @param permits how many permits the call would take
+	 * @return one decision per limit
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws UnsupportedOperationException when the limiter cannot check without charging (this default,
+	 * for more than one permit)
+	 */
+	default List<RateLimitDecision> check(String key, List<RateLimit> limits, long permits) {
+		if (permits != 1) {
+			throw new UnsupportedOperationException(getClass().getSimpleName() + " can check for one permit only");
 		}
-		catch (IllegalArgumentException | UnsupportedOperationException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		return CompletableFuture.completedFuture(decisions);
+		return inspect(key, limits);
+	}
+
+	/**
+	 * Tells what a call for {@code permits} would be told, as {@link #check} does, without making the
+	 * caller wait for Redis. This default checks in the calling thread.
+	 * @param key whose budget would be charged
+	 * @param limits the limits
+	 * @param permits how many permits the call would take
+	 * @return one decision per limit, completed exceptionally when no decision could be reached
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws UnsupportedOperationException when the limiter cannot check without charging
+	 */
+	default CompletableFuture<List<RateLimitDecision>> checkAsync(String key, List<RateLimit> limits, long permits) {
+		return inCallingThread(() -> check(key, limits, permits));
+	}
+
+	/**
+	 * Returns a limiter that decides as this one does and blocks the keys it refuses: from a refusal on,
+	 * every call for the key is refused, without being charged, until the block ends ({@code policy}).
+	 * The Redis limiters keep blocks in Redis, so that every instance refuses the key.
+	 * @param policy how long blocks last
+	 * @return the blocking limiter
+	 * @throws UnsupportedOperationException when the limiter cannot block keys
+	 */
+	default BlockingRateLimiter blocking(BlockPolicy policy) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot block keys");
 	}
 
 	/**
@@ -197,5 +225,24 @@ public interface RateLimiter {
 	 * @return the algorithm
 	 */
 	Algorithm algorithm();
+
+	/**
+	 * Runs a call in the calling thread as a completed future: invalid arguments and unsupported
+	 * operations are thrown at once, as the asynchronous methods promise; other failures complete it
+	 * exceptionally.
+	 */
+	private static <T> CompletableFuture<T> inCallingThread(Supplier<T> call) {
+		T result;
+		try {
+			result = call.get();
+		}
+		catch (IllegalArgumentException | UnsupportedOperationException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return CompletableFuture.completedFuture(result);
+	}
 
 }

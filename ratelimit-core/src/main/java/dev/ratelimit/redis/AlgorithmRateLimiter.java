@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.BlockPolicy;
+import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
@@ -47,6 +49,22 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 	@Override
 	public final CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
 		return this.limiter.inspectAsync(key, limits);
+	}
+
+	@Override
+	public final List<RateLimitDecision> check(String key, List<RateLimit> limits, long permits) {
+		return this.limiter.check(key, limits, permits);
+	}
+
+	@Override
+	public final CompletableFuture<List<RateLimitDecision>> checkAsync(String key, List<RateLimit> limits,
+			long permits) {
+		return this.limiter.checkAsync(key, limits, permits);
+	}
+
+	@Override
+	public final BlockingRateLimiter blocking(BlockPolicy policy) {
+		return this.limiter.blocking(policy);
 	}
 
 	@Override

@@ -27,14 +27,30 @@ public final class RedisKeys {
 
 	private final String kind;
 
+	private final boolean alwaysTagged;
+
 	/**
 	 * Creates the keys of one limiter.
 	 * @param prefix the first segment of every key, such as {@code rate}
 	 * @param kind the algorithm's segment, such as {@code fixed}
 	 */
 	RedisKeys(String prefix, String kind) {
+		this(prefix, kind, false);
+	}
+
+	private RedisKeys(String prefix, String kind, boolean alwaysTagged) {
 		this.prefix = checkPrefix(prefix);
 		this.kind = kind;
+		this.alwaysTagged = alwaysTagged;
+	}
+
+	/**
+	 * Returns the keys of a limiter that blocks refused keys: a key's state under one limit too is
+	 * {@code <prefix>:<kind>:{<segment>}:<window>}, so that it shares a Cluster slot with the key's
+	 * {@link #block(String) block}.
+	 */
+	RedisKeys blocking() {
+		return new RedisKeys(this.prefix, this.kind, true);
 	}
 
 	/**
@@ -51,7 +67,7 @@ public final class RedisKeys {
 	 * one Cluster slot.
 	 */
 	List<String> forLimits(String id, List<RateLimit> limits) {
-		if (limits.size() == 1) {
+		if (limits.size() == 1 && !this.alwaysTagged) {
 			return List.of(single(id));
 		}
 		String tagged = this.prefix + ":" + this.kind + ":{" + segment(id) + "}:";
@@ -60,6 +76,14 @@ public final class RedisKeys {
 			keys.add(tagged + limit.windowLabel());
 		}
 		return keys;
+	}
+
+	/**
+	 * Returns the Redis key of {@code id}'s block, {@code <prefix>:<kind>:{<segment>}:block}: on the
+	 * Cluster slot of its state under any limits of a {@link #blocking() blocking} limiter.
+	 */
+	String block(String id) {
+		return this.prefix + ":" + this.kind + ":{" + segment(id) + "}:block";
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package dev.ratelimit.redis;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -10,6 +12,8 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.BlockPolicy;
+import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
@@ -18,6 +22,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
@@ -50,6 +55,9 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	final @Nullable LocalDenialCache denialCache;
 
+	/** How long a refused key stays blocked; {@code null} for a limiter that blocks no key. */
+	private final @Nullable BlockPolicy block;
+
 	private RedisRateLimiter(Builder builder) {
 		this.algorithm = builder.algorithm;
 		this.scripts = RedisScripts.of(builder.algorithm);
@@ -59,6 +67,20 @@ public final class RedisRateLimiter implements RateLimiter {
 		this.circuitBreaker = builder.circuitBreaker;
 		this.fallback = builder.fallback;
 		this.denialCache = builder.denialCache;
+		this.block = null;
+	}
+
+	/** A limiter like {@code limiter} that blocks refused keys: its keys always carry a hash tag. */
+	private RedisRateLimiter(RedisRateLimiter limiter, BlockPolicy block) {
+		this.algorithm = limiter.algorithm;
+		this.scripts = limiter.scripts;
+		this.keys = limiter.keys.blocking();
+		this.runner = limiter.runner;
+		this.clock = limiter.clock;
+		this.circuitBreaker = limiter.circuitBreaker;
+		this.fallback = limiter.fallback;
+		this.denialCache = limiter.denialCache;
+		this.block = block;
 	}
 
 	/**
@@ -83,7 +105,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
-		return join(decide(key, limits, permits, false));
+		return join(decide(key, limits, permits, false, false));
 	}
 
 	/**
@@ -101,7 +123,55 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public CompletableFuture<List<RateLimitDecision>> tryAcquireAsync(String key, List<RateLimit> limits,
 			long permits) {
-		return decide(key, limits, permits, true);
+		return decide(key, limits, permits, true, false);
+	}
+
+	/**
+	 * Tells what a call for {@code permits} would be told now, charging nothing: from the denial cache when
+	 * it remembers a refusal, else in Redis through the circuit breaker, else from the fallback, as
+	 * {@link #tryAcquire(String, List, long)} decides. A refusal is remembered, and on a
+	 * {@link #blocking(BlockPolicy) blocking} limiter it starts a block.
+	 * @param key whose budget would be charged
+	 * @param limits the limits, with distinct windows
+	 * @param permits how many permits the call would take
+	 * @return one decision per limit
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws RateLimiterUnavailableException when Redis cannot decide and there is no fallback
+	 */
+	@Override
+	public List<RateLimitDecision> check(String key, List<RateLimit> limits, long permits) {
+		return join(decide(key, limits, permits, false, true));
+	}
+
+	/**
+	 * Tells what a call for {@code permits} would be told, as {@link #check} does, without holding the
+	 * caller's thread while Redis answers.
+	 * @param key whose budget would be charged
+	 * @param limits the limits, with distinct windows
+	 * @param permits how many permits the call would take
+	 * @return one decision per limit, completed exceptionally with
+	 * {@link RateLimiterUnavailableException} when Redis cannot decide and there is no fallback
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 */
+	@Override
+	public CompletableFuture<List<RateLimitDecision>> checkAsync(String key, List<RateLimit> limits, long permits) {
+		return decide(key, limits, permits, true, true);
+	}
+
+	/**
+	 * Returns a limiter sharing this one's Redis, clock, circuit breaker, denial cache and fallback, whose
+	 * refusals block the refused key for a while: the block lives in Redis next to the key's state and is
+	 * read in the same script call, so that every instance refuses the key with one round trip, and the
+	 * denial cache answers a blocked key without one. Its keys carry a hash tag under one limit too
+	 * ({@code <prefix>:<algorithm>:{<id>}:<window>}, the block {@code <prefix>:<algorithm>:{<id>}:block}),
+	 * so that a key's state under it is not the state this limiter keeps.
+	 * @param policy how long blocks last
+	 * @return the blocking limiter
+	 */
+	@Override
+	public BlockingRateLimiter blocking(BlockPolicy policy) {
+		Assert.notNull(policy, "policy must not be null");
+		return new RedisBlockingRateLimiter(new RedisRateLimiter(this, policy), policy);
 	}
 
 	/**
@@ -110,57 +180,54 @@ public final class RedisRateLimiter implements RateLimiter {
 	 * or not; one path for both, so that they cannot drift apart.
 	 */
 	private CompletableFuture<List<RateLimitDecision>> decide(String key, List<RateLimit> limits, long permits,
-			boolean async) {
+			boolean async, boolean peek) {
 		Assert.notNull(key, "key must not be null");
 		this.algorithm.check(limits, permits);
 		LocalDenialCache denials = this.denialCache;
 		if (denials == null) {
-			return fromRedis(key, limits, permits, async);
+			return fromRedis(key, limits, permits, async, peek, null);
 		}
 		String denialKey = this.keys.denial(key, limits);
 		if (!async) {
 			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
 			return (cached != null) ? CompletableFuture.completedFuture(cached)
-					: fromRedis(key, limits, permits, denials, denialKey, false);
+					: fromRedis(key, limits, permits, denials, denialKey, false, peek);
 		}
 		return denials.lookupAsync(denialKey, permits)
 			.thenCompose((cached) -> (cached != null) ? CompletableFuture.completedFuture(cached)
-					: fromRedis(key, limits, permits, denials, denialKey, true));
+					: fromRedis(key, limits, permits, denials, denialKey, true, peek));
 	}
 
 	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
-			LocalDenialCache denials, String denialKey, boolean async) {
+			LocalDenialCache denials, String denialKey, boolean async, boolean peek) {
 		long sentAt = denials.now();
 		// a rejection of Redis's is remembered (a fallback's is not Redis's); then, whatever the outcome, the
 		// callers waiting for this call are released, to read what was remembered or to ask Redis themselves
-		return fromRedis(key, limits, permits, async, (decisions) -> {
+		return fromRedis(key, limits, permits, async, peek, (decisions) -> {
 			if (decisions.stream().anyMatch((decision) -> !decision.allowed())) {
 				denials.remember(denialKey, permits, sentAt, decisions);
 			}
 		}).whenComplete((decisions, failure) -> denials.settle(denialKey));
 	}
 
-	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
-			boolean async) {
-		return fromRedis(key, limits, permits, async, null);
-	}
-
 	/**
 	 * Asks Redis through the circuit breaker, or the fallback when Redis cannot answer.
+	 * @param peek whether to only tell what a call would be told (a check), charging nothing
 	 * @param answered told of Redis's answers, not of the fallback's
 	 */
 	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
-			boolean async, @Nullable Consumer<List<RateLimitDecision>> answered) {
+			boolean async, boolean peek, @Nullable Consumer<List<RateLimitDecision>> answered) {
 		CircuitBreaker breaker = this.circuitBreaker;
 		if (breaker != null && !breaker.tryAcquirePermission()) {
-			return unavailable(key, limits, permits, null);
+			return unavailable(key, limits, permits, peek, null);
 		}
-		List<String> redisKeys = this.keys.forLimits(key, limits);
-		List<String> args = RedisScripts.args(this.algorithm, this.clock, limits, permits);
+		List<String> redisKeys = scriptKeys(key, limits);
+		// negative permits: the script tells what a call for that many would be told, and charges nothing
+		List<String> args = scriptArgs(limits, peek ? -permits : permits, true);
 		CompletableFuture<List<?>> reply;
 		if (async) {
 			try {
-				reply = this.runner.runAsync(this.scripts.script(), redisKeys, args);
+				reply = this.runner.runAsync(script(), redisKeys, args);
 			}
 			catch (RuntimeException ex) {
 				reply = CompletableFuture.failedFuture(ex);
@@ -168,7 +235,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		}
 		else {
 			try {
-				reply = CompletableFuture.completedFuture(this.runner.run(this.scripts.script(), redisKeys, args));
+				reply = CompletableFuture.completedFuture(this.runner.run(script(), redisKeys, args));
 			}
 			catch (RuntimeException | Error ex) {
 				reply = CompletableFuture.failedFuture(ex);
@@ -184,7 +251,7 @@ public final class RedisRateLimiter implements RateLimiter {
 				if (cause instanceof Error error) {
 					throw error;
 				}
-				return unavailable(key, limits, permits, (RuntimeException) cause);
+				return unavailable(key, limits, permits, peek, (RuntimeException) cause);
 			}
 			List<RateLimitDecision> decisions;
 			try {
@@ -194,7 +261,7 @@ public final class RedisRateLimiter implements RateLimiter {
 				if (breaker != null) {
 					breaker.onFailure(ex);
 				}
-				return unavailable(key, limits, permits, ex);
+				return unavailable(key, limits, permits, peek, ex);
 			}
 			if (breaker != null) {
 				breaker.onSuccess();
@@ -245,8 +312,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		this.algorithm.check(limits, 1);
 		CompletableFuture<List<?>> reply;
 		try {
-			reply = this.runner.runAsync(this.scripts.script(), this.keys.forLimits(key, limits),
-					RedisScripts.args(this.algorithm, this.clock, limits, -1));
+			reply = this.runner.runAsync(script(), scriptKeys(key, limits), scriptArgs(limits, -1, false));
 		}
 		catch (RuntimeException ex) {
 			reply = CompletableFuture.failedFuture(ex);
@@ -273,9 +339,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	public long reset(String key, List<RateLimit> limits) {
 		Assert.notNull(key, "key must not be null");
 		this.algorithm.check(limits, 1);
-		if (this.denialCache != null) {
-			this.denialCache.forget(this.keys.denialPrefix(key));
-		}
+		forgetDenials(key);
 		try {
 			return RedisScripts.number(this.runner.run(RedisScripts.RESET, this.keys.forLimits(key, limits), List.of()), 0);
 		}
@@ -301,21 +365,104 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	private List<RateLimitDecision> read(String key, List<RateLimit> limits, long permits) {
-		List<?> reply = this.runner.run(this.scripts.script(), this.keys.forLimits(key, limits),
-				RedisScripts.args(this.algorithm, this.clock, limits, permits));
+		List<?> reply = this.runner.run(script(), scriptKeys(key, limits), scriptArgs(limits, permits, false));
 		return RedisScripts.decisions(reply, limits);
 	}
 
+	private RedisScript<List> script() {
+		return (this.block != null) ? this.scripts.blockingScript() : this.scripts.script();
+	}
+
+	/** The keys a script call takes: a blocking limiter's start with the key's block. */
+	private List<String> scriptKeys(String key, List<RateLimit> limits) {
+		List<String> limitKeys = this.keys.forLimits(key, limits);
+		if (this.block == null) {
+			return limitKeys;
+		}
+		List<String> keys = new ArrayList<>(limitKeys.size() + 1);
+		keys.add(this.keys.block(key));
+		keys.addAll(limitKeys);
+		return keys;
+	}
+
+	/**
+	 * The arguments a script call takes: a blocking limiter's start with its policy's, and whether a
+	 * refusal starts a block ({@code blocks}, for decisions and checks; not for reading the state).
+	 */
+	private List<String> scriptArgs(List<RateLimit> limits, long permits, boolean blocks) {
+		List<String> args = RedisScripts.args(this.algorithm, this.clock, limits, permits);
+		BlockPolicy policy = this.block;
+		if (policy == null) {
+			return args;
+		}
+		List<String> all = new ArrayList<>(args.size() + 4);
+		all.add(Long.toString(micros(policy.blockFor())));
+		all.add(Double.toString(policy.multiplier()));
+		all.add(Long.toString(micros(policy.max())));
+		all.add(blocks ? "1" : "0");
+		all.addAll(args);
+		return all;
+	}
+
+	/**
+	 * Returns how long a key stays blocked, or blocks it by hand for {@code length}, on a blocking limiter.
+	 */
+	Duration blockState(String key, @Nullable Duration length) {
+		Assert.notNull(key, "key must not be null");
+		BlockPolicy policy = this.block;
+		Assert.state(policy != null, "a limiter that blocks no key has no block state");
+		List<String> args = List.of(RedisScripts.now(this.clock),
+				(length != null) ? Long.toString(micros(length)) : "",
+				Long.toString(micros(policy.blockFor())));
+		try {
+			List<?> reply = this.runner.run(RedisScripts.BLOCK_STATE, List.of(this.keys.block(key)), args);
+			if (length != null) {
+				forgetDenials(key);
+			}
+			return Duration.ofNanos(RedisScripts.number(reply, 0) * 1000);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not " + ((length != null) ? "block" : "read the block of")
+					+ " the key: " + ex, ex);
+		}
+	}
+
+	/**
+	 * Lifts a key's block on a blocking limiter.
+	 */
+	boolean unblock(String key) {
+		Assert.notNull(key, "key must not be null");
+		forgetDenials(key);
+		try {
+			return RedisScripts.number(this.runner.run(RedisScripts.RESET, List.of(this.keys.block(key)), List.of()), 0) > 0;
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not unblock the key: " + ex, ex);
+		}
+	}
+
+	/** µs of a duration no longer than {@link RateLimit#MAX_WINDOW}, as the scripts take it. */
+	private static long micros(Duration duration) {
+		return duration.toNanos() / 1000;
+	}
+
+	private void forgetDenials(String key) {
+		if (this.denialCache != null) {
+			this.denialCache.forget(this.keys.denialPrefix(key));
+		}
+	}
+
 	private CompletableFuture<List<RateLimitDecision>> unavailable(String key, List<RateLimit> limits, long permits,
-			@Nullable RuntimeException cause) {
+			boolean peek, @Nullable RuntimeException cause) {
 		if (this.fallback == null) {
 			return CompletableFuture.failedFuture(new RateLimiterUnavailableException((cause != null)
 					? "Redis could not decide: " + cause : "Redis is not called while its circuit breaker is open",
 					cause));
 		}
+		String fallbackKey = RedisKeys.fallback(this.algorithm, key);
 		try {
-			return CompletableFuture
-				.completedFuture(this.fallback.tryAcquire(RedisKeys.fallback(this.algorithm, key), limits, permits));
+			return CompletableFuture.completedFuture(peek ? this.fallback.check(fallbackKey, limits, permits)
+					: this.fallback.tryAcquire(fallbackKey, limits, permits));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);

@@ -34,6 +34,9 @@ final class RedisScripts {
 	/** Deletes a key's state under every limit. */
 	static final RedisScript<List> RESET = RedisScript.of(read("reset"), List.class);
 
+	/** Reads a key's block, or blocks it by hand. */
+	static final RedisScript<List> BLOCK_STATE = RedisScript.of(read("block-state"), List.class);
+
 	private static final Map<Algorithm, RedisScripts> TABLE = new EnumMap<>(Algorithm.class);
 
 	static {
@@ -52,6 +55,8 @@ final class RedisScripts {
 
 	private final RedisScript<List> script;
 
+	private final RedisScript<List> blockingScript;
+
 	private final String keySegment;
 
 	private static RedisScript<List> together() {
@@ -64,13 +69,15 @@ final class RedisScripts {
 		return RedisScript.of(script.append(read("together")).toString(), List.class);
 	}
 
-	private RedisScripts(RedisScript<List> script, String keySegment) {
-		this.script = script;
+	private RedisScripts(String script, String keySegment) {
+		this.script = RedisScript.of(script, List.class);
+		this.blockingScript = RedisScript.of("local decide = function(KEYS, ARGV)\n" + script + "\nend\n" + read("block"),
+				List.class);
 		this.keySegment = keySegment;
 	}
 
 	private static void add(Algorithm algorithm, String file, String keySegment) {
-		TABLE.put(algorithm, new RedisScripts(RedisScript.of(read("prelude") + read(file), List.class), keySegment));
+		TABLE.put(algorithm, new RedisScripts(read("prelude") + read(file), keySegment));
 	}
 
 	static RedisScripts of(Algorithm algorithm) {
@@ -79,6 +86,14 @@ final class RedisScripts {
 
 	RedisScript<List> script() {
 		return this.script;
+	}
+
+	/**
+	 * Returns the script of a limiter that blocks refused keys: the algorithm's as a function, then
+	 * {@code block.lua}, which takes the block's key and arguments first.
+	 */
+	RedisScript<List> blockingScript() {
+		return this.blockingScript;
 	}
 
 	String keySegment() {
@@ -104,7 +119,7 @@ final class RedisScripts {
 	 */
 	static List<String> args(Algorithm algorithm, @Nullable Clock clock, List<RateLimit> limits, long permits) {
 		List<String> args = new ArrayList<>(2 + 3 * limits.size());
-		args.add((clock != null) ? Long.toString(micros(clock.instant())) : "");
+		args.add(now(clock));
 		args.add(Long.toString(permits));
 		for (RateLimit limit : limits) {
 			// the token bucket and GCRA count in the rate only: long windows in coarser units (see rateScale)
@@ -138,6 +153,13 @@ final class RedisScripts {
 
 	static long number(List<?> reply, int index) {
 		return ((Number) reply.get(index)).longValue();
+	}
+
+	/**
+	 * Returns the time argument of a script: now in µs since the epoch, or "" for the server's time.
+	 */
+	static String now(@Nullable Clock clock) {
+		return (clock != null) ? Long.toString(micros(clock.instant())) : "";
 	}
 
 	private static long micros(Instant instant) {
