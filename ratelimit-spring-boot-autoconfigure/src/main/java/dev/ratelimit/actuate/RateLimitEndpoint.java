@@ -1,6 +1,7 @@
 package dev.ratelimit.actuate;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,11 +9,13 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.RateLimitPlans;
@@ -27,6 +30,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * The {@code ratelimit} actuator endpoint: the rules in force; one key's state under a rule, read
@@ -169,7 +173,7 @@ public class RateLimitEndpoint {
 		String plan = (found.planKind().equals("bean") && !Boolean.TRUE.equals(clientAddress))
 				? this.plans.plan(found, target.key()) : null;
 		if (RateLimitPlanResolver.UNLIMITED.equals(plan)) {
-			return new KeyDescriptor(found.name(), target.key(), plan, List.of());
+			return new KeyDescriptor(found.name(), target.key(), plan, List.of(), false, 0, null);
 		}
 		List<RateLimit> planLimits = found.limitsOf(plan);
 		String budgetId = target.budgetId();
@@ -179,15 +183,67 @@ public class RateLimitEndpoint {
 			budgetId = quota.id();
 			planLimits = quota.limits();
 		}
-		List<RateLimitDecision> decisions = this.rules.limiter(found).inspect(budgetId, planLimits);
+		RateLimiter limiter = this.rules.limiter(found);
+		List<RateLimitDecision> decisions = limiter.inspect(budgetId, planLimits);
 		List<KeyLimitDescriptor> limits = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
 			limits.add(new KeyLimitDescriptor(found.policyName(i, planLimits), decision.limit(), decision.remaining(),
 					decision.allowed(), decision.retryAfterSeconds(), decision.resetAfterSeconds()));
 		}
+		Duration blocked = (limiter instanceof BlockingRateLimiter blocking) ? blocking.blockedFor(budgetId)
+				: Duration.ZERO;
 		return new KeyDescriptor(found.name(), target.key(),
-				(plan != null && found.plans().containsKey(plan)) ? plan : null, limits);
+				(plan != null && found.plans().containsKey(plan)) ? plan : null, limits, !blocked.isZero(),
+				seconds(blocked),
+				blocked.isZero() ? null : Instant.now().plus(blocked).toString());
+	}
+
+	/**
+	 * Blocks a key under a rule with {@code block-for} for a while, by hand
+	 * ({@code POST /actuator/ratelimit/<rule>/<key>} with a body such as {@code {"duration": "30m"}}):
+	 * every instance refuses it until the block ends or it is unblocked ({@code DELETE}).
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to
+	 * @param duration how long, such as {@code 30m} or {@code PT30M}
+	 * @param clientAddress whether the key is a client address a rule with another key charges requests
+	 * without the key's value to
+	 * @return the block (200); 400 when the duration is invalid or the rule blocks no key; 404 when no
+	 * rule has that name
+	 */
+	@WriteOperation
+	public WebEndpointResponse<BlockDescriptor> block(@Selector String rule,
+			@Selector(match = Match.ALL_REMAINING) String[] key, String duration, @Nullable Boolean clientAddress) {
+		Target target = target(rule, String.join("/", key), Boolean.TRUE.equals(clientAddress));
+		if (target == null) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		if (!(this.rules.limiter(target.rule()) instanceof BlockingRateLimiter blocking)) {
+			return badBlock(target, "rule '" + rule + "' blocks no key; set ratelimit.rules." + rule
+					+ ".block-for to have its refusals, and this operation, block keys");
+		}
+		Duration length;
+		try {
+			length = DurationStyle.detectAndParse(duration.strip());
+			blocking.block(target.budgetId(), length);
+		}
+		catch (IllegalArgumentException ex) {
+			return badBlock(target, "duration '" + duration + "' is invalid: " + ex.getMessage()
+					+ "; give one such as 30m or PT30M, from 1ms to 36500d");
+		}
+		return new WebEndpointResponse<>(new BlockDescriptor(rule, target.key(), true,
+				seconds(length), Instant.now().plus(length).toString(),
+				null));
+	}
+
+	/** Seconds rounded up, as {@code Retry-After} counts them. */
+	private static long seconds(Duration duration) {
+		return duration.plusNanos(999_999_999).getSeconds();
+	}
+
+	private static WebEndpointResponse<BlockDescriptor> badBlock(Target target, String error) {
+		return new WebEndpointResponse<>(new BlockDescriptor(target.rule().name(), target.key(), false, 0, null, error),
+				WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
 	/**
@@ -218,13 +274,15 @@ public class RateLimitEndpoint {
 		if (target == null) {
 			return null;
 		}
-		// the key's state under the rule's own limits and under every plan's
+		// the key's state under the rule's own limits and under every plan's, and its block
 		RateLimitRule found = target.rule();
-		long deleted = this.rules.limiter(found).reset(target.budgetId(), found.limits());
+		RateLimiter limiter = this.rules.limiter(found);
+		long deleted = limiter.reset(target.budgetId(), found.limits());
 		for (List<RateLimit> planLimits : found.plans().values()) {
-			deleted += this.rules.limiter(found).reset(target.budgetId(), planLimits);
+			deleted += limiter.reset(target.budgetId(), planLimits);
 		}
-		return new ResetDescriptor(rule, target.key(), true, deleted);
+		boolean unblocked = limiter instanceof BlockingRateLimiter blocking && blocking.unblock(target.budgetId());
+		return new ResetDescriptor(rule, target.key(), true, deleted, unblocked);
 	}
 
 	private @Nullable Target target(String name, String key, boolean clientAddress) {
@@ -315,9 +373,26 @@ public class RateLimitEndpoint {
 	 * @param plan the key's plan, from the rule's plan resolver: {@code unlimited} (no limits), another
 	 * of the rule's plans, or {@code null} for the rule's own limits
 	 * @param limits the state under each limit
+	 * @param blocked whether the key is blocked ({@code block-for}): every request refused until the block ends
+	 * @param blockedForSeconds how long the block has still to run, in seconds rounded up; 0 when not blocked
+	 * @param blockedUntil when the block ends, by this instance's clock (ISO-8601), or {@code null}
 	 */
-	public record KeyDescriptor(String rule, String key, @Nullable String plan, List<KeyLimitDescriptor> limits)
-			implements OperationResponseBody {
+	public record KeyDescriptor(String rule, String key, @Nullable String plan, List<KeyLimitDescriptor> limits,
+			boolean blocked, long blockedForSeconds, @Nullable String blockedUntil) implements OperationResponseBody {
+	}
+
+	/**
+	 * A key blocked by hand.
+	 *
+	 * @param rule the rule's name
+	 * @param key the key
+	 * @param blocked whether it is blocked now
+	 * @param blockedForSeconds how long the block lasts, in seconds rounded up
+	 * @param blockedUntil when it ends, by this instance's clock (ISO-8601), or {@code null}
+	 * @param error why it was not blocked, or {@code null}
+	 */
+	public record BlockDescriptor(String rule, String key, boolean blocked, long blockedForSeconds,
+			@Nullable String blockedUntil, @Nullable String error) implements OperationResponseBody {
 	}
 
 	/**
@@ -341,8 +416,9 @@ public class RateLimitEndpoint {
 	 * @param key the key
 	 * @param reset always {@code true}
 	 * @param deletedEntries how many stored entries were deleted
+	 * @param unblocked whether a block of the key was lifted (with any memory of past blocks)
 	 */
-	public record ResetDescriptor(String rule, String key, boolean reset, long deletedEntries)
+	public record ResetDescriptor(String rule, String key, boolean reset, long deletedEntries, boolean unblocked)
 			implements OperationResponseBody {
 	}
 

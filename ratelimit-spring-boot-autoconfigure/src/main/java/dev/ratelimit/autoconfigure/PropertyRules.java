@@ -66,6 +66,11 @@ final class PropertyRules {
 			throw new InvalidConfigurationPropertyValueException(property + ".period", rule.getPeriod(),
 					"a calendar quota has one limit per period; remove limits[*] and burst");
 		}
+		if (rule.getBlockFor() != null) {
+			throw new InvalidConfigurationPropertyValueException(property + ".block-for", rule.getBlockFor(),
+					"a calendar quota refuses a spent budget until its period ends; remove block-for, or use a rolling "
+							+ "window instead of the period");
+		}
 		if (rule.getAlgorithm() != null && rule.getAlgorithm() != Algorithm.FIXED_WINDOW) {
 			throw new InvalidConfigurationPropertyValueException(property + ".algorithm", rule.getAlgorithm().id(),
 					"a calendar quota counts in fixed windows, the calendar's; remove the algorithm or use fixed-window");
@@ -116,8 +121,10 @@ final class PropertyRules {
 			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(),
 					rule.getKey(), rule.getMissingKey(), rule.getCost(), rule.getShadow())
 				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
-			RateLimitRule planned = factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
-					rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses());
+			RateLimitRule planned = factory.withBlock(
+					factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
+							rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses()),
+					rule.getBlockFor(), rule.getBlockMultiplier(), rule.getBlockMax());
 			return (period != null) ? planned.withPeriod(period, rule.getZone()) : planned;
 		}
 		catch (InvalidRateLimitRuleException ex) {

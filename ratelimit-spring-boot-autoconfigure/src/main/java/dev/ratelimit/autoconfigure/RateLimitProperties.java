@@ -474,6 +474,21 @@ public class RateLimitProperties {
 		private @Nullable String condition;
 
 		/**
+		 * How long a key the rule refuses stays refused, on every instance, from the refusal: an abuser is locked out for a while instead of being served again in the next window.
+		 */
+		private @Nullable Duration blockFor;
+
+		/**
+		 * How much longer each block that follows within block-for of the end of the previous one lasts (2 doubles it); 1 for blocks of one length.
+		 */
+		private @Nullable Double blockMultiplier;
+
+		/**
+		 * The longest a block lasts, however often a key offends again; when not set, block-for, or with a block-multiplier above 1 no bound short of 36500d.
+		 */
+		private @Nullable Duration blockMax;
+
+		/**
 		 * A calendar quota instead of a window: day, week or month, reset at local midnight, on Monday or on the first of the month.
 		 */
 		private @Nullable CalendarPeriod period;
@@ -560,6 +575,30 @@ public class RateLimitProperties {
 
 		public void setExcludePaths(List<String> excludePaths) {
 			this.excludePaths = excludePaths;
+		}
+
+		public @Nullable Duration getBlockFor() {
+			return this.blockFor;
+		}
+
+		public void setBlockFor(@Nullable Duration blockFor) {
+			this.blockFor = blockFor;
+		}
+
+		public @Nullable Double getBlockMultiplier() {
+			return this.blockMultiplier;
+		}
+
+		public void setBlockMultiplier(@Nullable Double blockMultiplier) {
+			this.blockMultiplier = blockMultiplier;
+		}
+
+		public @Nullable Duration getBlockMax() {
+			return this.blockMax;
+		}
+
+		public void setBlockMax(@Nullable Duration blockMax) {
+			this.blockMax = blockMax;
 		}
 
 		public @Nullable String getCondition() {

@@ -175,10 +175,10 @@ public final class RateLimitEnforcer {
 	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, Budget budget, boolean async) {
 		RateLimiter limiter = this.rules.limiter(rule);
 		if (rule.countStatuses() != null) {
-			// charged after the response, by its status: now only checked
+			// charged after the response, by its status: now only checked (a refusal may start a block)
 			try {
-				return async ? limiter.inspectAsync(budget.id(), budget.limits())
-						: CompletableFuture.completedFuture(limiter.inspect(budget.id(), budget.limits()));
+				return async ? limiter.checkAsync(budget.id(), budget.limits(), rule.cost())
+						: CompletableFuture.completedFuture(limiter.check(budget.id(), budget.limits(), rule.cost()));
 			}
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
@@ -205,8 +205,9 @@ public final class RateLimitEnforcer {
 	private boolean decidesTogether(List<RateLimitRule> applicable) {
 		List<RateLimiter> limiters = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			if (rule.shadow() || rule.countStatuses() != null) {
-				// a shadow rule's refusal must not keep the others from being charged
+			if (rule.shadow() || rule.countStatuses() != null || rule.block() != null) {
+				// a shadow rule's refusal must not keep the others from being charged; checks and blocks have
+				// scripts of their own
 				return false;
 			}
 			limiters.add(this.rules.limiter(rule));
@@ -335,10 +336,11 @@ public final class RateLimitEnforcer {
 		if (cause != null && !(cause instanceof RateLimiterUnavailableException)) {
 			this.logs.unexpected(cause);
 		}
+		String key = RedisKeys.fallback(rule.algorithm(), budget.id());
 		return switch (this.failureMode) {
-			case LOCAL -> (this.local != null)
-					? this.local.tryAcquire(RedisKeys.fallback(rule.algorithm(), budget.id()), budget.limits(), rule.cost())
-					: null;
+			case LOCAL -> (this.local == null) ? null
+					: (rule.countStatuses() != null) ? this.local.check(key, budget.limits(), rule.cost())
+							: this.local.tryAcquire(key, budget.limits(), rule.cost());
 			case FAIL_OPEN, FAIL_CLOSED -> null;
 		};
 	}

@@ -8,6 +8,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.RateLimit;
 
 import org.springframework.http.server.PathContainer;
@@ -43,12 +44,14 @@ import org.springframework.web.util.pattern.PathPattern;
  * {@code null}
  * @param countStatuses the response statuses the rule charges, after the response; {@code null} to charge
  * every request before its handler
+ * @param block how long a key the rule refuses stays refused; {@code null} when a refusal lasts as long as
+ * the limits say
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
 		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow,
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable String plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
-		@Nullable ResponseStatuses countStatuses) {
+		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block) {
 
 	/**
 	 * Returns this rule with paths it skips and a condition bean.
@@ -61,7 +64,18 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			@Nullable ResponseStatuses statuses) {
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
-				this.zone, List.copyOf(excluded), conditionBean, statuses);
+				this.zone, List.copyOf(excluded), conditionBean, statuses, this.block);
+	}
+
+	/**
+	 * Returns this rule with refused keys blocked for a while.
+	 * @param policy how long blocks last
+	 * @return the rule
+	 */
+	public RateLimitRule withBlock(BlockPolicy policy) {
+		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
+				this.zone, this.excludePaths, this.condition, this.countStatuses, policy);
 	}
 
 	/**
@@ -74,7 +88,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, period, zone,
 				this.excludePaths, this.condition,
-				this.countStatuses);
+				this.countStatuses, this.block);
 	}
 
 	/**
@@ -115,7 +129,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys), this.plans, this.plan, this.period,
 				this.zone, this.excludePaths, this.condition,
-				this.countStatuses);
+				this.countStatuses, this.block);
 	}
 
 	/**
@@ -128,7 +142,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, Map.copyOf(plans), plan, this.period,
 				this.zone, this.excludePaths, this.condition,
-				this.countStatuses);
+				this.countStatuses, this.block);
 	}
 
 	/**
@@ -242,6 +256,13 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 				.append(this.methods.isEmpty() ? " (all methods)" : " " + this.methods.stream().sorted().toList());
 		}
 		text.append(", key ").append(this.key).append(", cost ").append(this.cost);
+		if (this.block != null) {
+			text.append(", refused keys blocked for ").append(RateLimit.label(this.block.blockFor()));
+			if (this.block.multiplier() > 1) {
+				text.append(" (x").append(this.block.multiplier()).append(" for repeat offenders, up to ")
+					.append(RateLimit.label(this.block.max())).append(')');
+			}
+		}
 		return this.shadow ? text.append(", shadow mode (observes, never refuses)").toString() : text.toString();
 	}
 

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimited;
@@ -116,7 +117,7 @@ public final class RateLimitRuleFactory {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
 		return new RateLimitRule(name, List.of(), Set.of(), List.copyOf(checkedLimits(name, limits, chosen, cost)),
 				chosen, RESOLVER_KEY, MissingKey.CLIENT_ADDRESS, cost, source, this.shadow, Set.of(), Map.of(), null,
-				null, ZoneOffset.UTC, List.of(), null, null);
+				null, ZoneOffset.UTC, List.of(), null, null, null);
 	}
 
 	/**
@@ -228,7 +229,7 @@ public final class RateLimitRuleFactory {
 		checkKey(name, keySpec);
 		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
 				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC, List.of(), null,
-				null);
+				null, null);
 	}
 
 	private static List<RateLimit> checkedLimits(String name, List<LimitDefinition> definitions, Algorithm algorithm,
@@ -244,6 +245,50 @@ public final class RateLimitRuleFactory {
 			throw invalid(name, ex, definitions, limits, cost);
 		}
 		return limits;
+	}
+
+	/**
+	 * Returns a rule whose refusals block the refused key for a while.
+	 * @param rule the rule
+	 * @param blockFor how long a first block lasts, or {@code null} for no blocks
+	 * @param multiplier how much longer each block that follows within {@code blockFor} of the previous
+	 * one lasts, or {@code null} for 1
+	 * @param max the longest block, or {@code null} for {@code blockFor}
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException naming {@code block-for}, {@code block-multiplier} or
+	 * {@code block-max} when one is invalid, or given without {@code block-for}
+	 */
+	public RateLimitRule withBlock(RateLimitRule rule, @Nullable Duration blockFor, @Nullable Double multiplier,
+			@Nullable Duration max) {
+		if (blockFor == null) {
+			if (multiplier != null) {
+				throw new InvalidRateLimitRuleException(rule.name(), "block-multiplier", multiplier,
+						"it grows blocks, and the rule has none; set block-for too");
+			}
+			if (max != null) {
+				throw new InvalidRateLimitRuleException(rule.name(), "block-max", RateLimit.label(max),
+						"it caps blocks, and the rule has none; set block-for too");
+			}
+			return rule;
+		}
+		double growth = (multiplier != null) ? multiplier : 1;
+		Duration longest = (max != null) ? max : (growth > 1) ? RateLimit.MAX_WINDOW : blockFor;
+		try {
+			return rule.withBlock(new BlockPolicy(blockFor, growth, longest));
+		}
+		catch (InvalidRateLimitException ex) {
+			String attribute = switch (ex.getArgument()) {
+				case "multiplier" -> "block-multiplier";
+				case "max" -> "block-max";
+				default -> "block-for";
+			};
+			Object value = switch (attribute) {
+				case "block-multiplier" -> growth;
+				case "block-max" -> RateLimit.label(longest);
+				default -> RateLimit.label(blockFor);
+			};
+			throw new InvalidRateLimitRuleException(rule.name(), attribute, value, ex.getReason());
+		}
 	}
 
 	/**

@@ -14,6 +14,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.BlockPolicy;
+import dev.ratelimit.BlockingRateLimiter;
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 
 import org.springframework.http.server.PathContainer;
@@ -37,6 +40,8 @@ public final class RateLimitRules {
 	private final RateLimitRuleFactory factory;
 
 	private final Map<Algorithm, RateLimiter> limiters;
+
+	private final Map<Blocking, BlockingRateLimiter> blocking = new ConcurrentHashMap<>();
 
 	private final ConcurrentMap<HandlerKey, List<RateLimitRule>> handlerRules = new ConcurrentHashMap<>();
 
@@ -270,7 +275,13 @@ public final class RateLimitRules {
 	 * @return the limiter of its algorithm
 	 */
 	public RateLimiter limiter(RateLimitRule rule) {
-		return this.limiters.get(rule.algorithm());
+		RateLimiter limiter = this.limiters.get(rule.algorithm());
+		BlockPolicy block = rule.block();
+		if (block == null) {
+			return limiter;
+		}
+		// one blocking limiter per algorithm and policy, shared by the rules that have both
+		return this.blocking.computeIfAbsent(new Blocking(rule.algorithm(), block), (key) -> limiter.blocking(block));
 	}
 
 	private synchronized void register(RateLimitRule rule) {
@@ -299,12 +310,27 @@ public final class RateLimitRules {
 							+ "(add spring-boot-starter-data-redis and set spring.data.redis.*) or declare a "
 							+ "RateLimiter bean for this algorithm");
 		}
+		if (rule.block() != null) {
+			try {
+				limiter(rule);
+			}
+			catch (UnsupportedOperationException ex) {
+				throw new InvalidRateLimitRuleException(rule.name(), "block-for", RateLimit.label(rule.block().blockFor()),
+						"the RateLimiter bean of " + rule.algorithm().id() + " (" + this.limiters.get(rule.algorithm())
+							.getClass()
+							.getName() + ") cannot block keys; blocks live in Redis, next to the limits: use the "
+								+ "starter's limiters or one built on RedisRateLimiter");
+			}
+		}
 	}
 
 	private record Policy(List<RateLimitRule> pathRules, AddressLists addressLists) {
 	}
 
 	private record HandlerKey(Method method, Class<?> beanType) {
+	}
+
+	private record Blocking(Algorithm algorithm, BlockPolicy policy) {
 	}
 
 }

@@ -305,6 +305,9 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.rules.bad.count-statuses | 4x4              | use codes (401), classes (4xx) or ranges (500-599)
 			ratelimit.rules.bad.count-statuses | 599-500          | ends before it starts
 			ratelimit.rules.bad.exclude-paths | /api/**/x/**      | use Spring path patterns
+			ratelimit.rules.bad.block-for    | 0s                 | must be from 1ms to 36500d
+			ratelimit.rules.bad.block-multiplier | 2.5            | it grows blocks, and the rule has none; set block-for too
+			ratelimit.rules.bad.block-max    | 1h                 | it caps blocks, and the rule has none; set block-for too
 			ratelimit.plan-cache.max-keys    | 0                  | maxKeys must be at least 1
 			ratelimit.deny.addresses[0]      | intranet           | not an IP address or CIDR block
 			""")
@@ -318,6 +321,29 @@ class RateLimitWebMvcAutoConfigurationTests {
 					.hasMessageContaining("Property " + property + " with value '" + value + "' is invalid")
 					.hasMessageContaining(reason);
 			});
+	}
+
+	@Test
+	void refusesToStartWithABlockLongerThanItsMaxOrAMultiplierBelowOne() {
+		this.runner
+			.withPropertyValues("ratelimit.rules.bad.paths=/bad", "ratelimit.rules.bad.limit=10",
+					"ratelimit.rules.bad.window=1m", "ratelimit.rules.bad.block-for=1h", "ratelimit.rules.bad.block-max=10m")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.rules.bad.block-max with value '10m' is invalid")
+				.hasMessageContaining("must be at least blockFor (1h)"));
+		this.runner
+			.withPropertyValues("ratelimit.rules.bad.paths=/bad", "ratelimit.rules.bad.limit=10",
+					"ratelimit.rules.bad.window=1m", "ratelimit.rules.bad.block-for=1h",
+					"ratelimit.rules.bad.block-multiplier=0.5")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.rules.bad.block-multiplier with value '0.5' is invalid")
+				.hasMessageContaining("at least 1"));
+		this.runner
+			.withPropertyValues("ratelimit.rules.bad.paths=/bad", "ratelimit.rules.bad.limit=10",
+					"ratelimit.rules.bad.period=day", "ratelimit.rules.bad.block-for=1h")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.rules.bad.block-for")
+				.hasMessageContaining("a calendar quota refuses a spent budget until its period ends"));
 	}
 
 	@Test
