@@ -56,6 +56,18 @@ class PropertiesDocumentationTests {
 						+ "`token-bucket`, `gcra` | `fixed-window` |");
 	}
 
+	@Test
+	void describesEveryPropertyOfARule() throws IOException {
+		List<String> names = JsonPath.read(METADATA.toFile(), "$.properties[*].name");
+		for (Class<?> type : List.of(RateLimitProperties.Rule.class, RateLimitProperties.Limit.class)) {
+			for (java.lang.reflect.Field field : type.getDeclaredFields()) {
+				String kebab = field.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+				assertThat(names).as("additional-spring-configuration-metadata.json describes %s", field.getName())
+					.contains("ratelimit.rules.*." + kebab);
+			}
+		}
+	}
+
 	static String render(List<Map<String, Object>> properties) {
 		StringBuilder out = new StringBuilder();
 		out.append("<!-- Generated from the configuration metadata by PropertiesDocumentationTests: do not edit.\n")
@@ -95,6 +107,7 @@ class PropertiesDocumentationTests {
 			case "java.lang.Boolean" -> "boolean";
 			case "java.lang.Integer" -> "int";
 			case "java.lang.Long" -> "long";
+			case "java.lang.Double" -> "number";
 			case "java.lang.String" -> "string";
 			case "java.time.Duration" -> "duration";
 			case "java.util.List<java.lang.String>" -> "list of strings";

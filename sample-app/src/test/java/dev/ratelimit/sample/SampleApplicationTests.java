@@ -199,8 +199,29 @@ class SampleApplicationTests {
 		for (int i = 0; i < 3; i++) {
 			statuses.add(send("POST", "/api/sign-in?username=ann&password=guess").statusCode());
 		}
-		statuses.add(send("POST", "/api/sign-in?username=ann&password=open-sesame").statusCode());
+		HttpResponse<String> refused = send("POST", "/api/sign-in?username=ann&password=open-sesame");
+		statuses.add(refused.statusCode());
 		assertThat(statuses).containsExactly(200, 200, 401, 401, 401, 429);
+		assertThat(refused.headers().firstValue("Retry-After")).hasValue("1800");
+	}
+
+	@Test
+	void aBlockedUserNameStaysBlockedPastTheWindowUntilAnAdminLiftsIt() throws Exception {
+		for (int i = 0; i < 4; i++) {
+			send("POST", "/api/sign-in?username=eve&password=guess");
+		}
+		// the 15-minute window is over, the 30-minute block is not
+		this.clock.advance(Duration.ofMinutes(20));
+		HttpResponse<String> blocked = send("POST", "/api/sign-in?username=eve&password=open-sesame");
+		assertThat(blocked.statusCode()).isEqualTo(429);
+		assertThat(blocked.headers().firstValue("Retry-After")).hasValue("600");
+		HttpResponse<String> state = get("/actuator/ratelimit/sign-in/eve");
+		JSONAssert.assertEquals("{\"rule\":\"sign-in\",\"key\":\"eve\",\"blocked\":true,\"blockedForSeconds\":600}",
+				state.body(), JSONCompareMode.LENIENT);
+		HttpResponse<String> lifted = send("DELETE", "/actuator/ratelimit/sign-in/eve", "Authorization",
+				"Basic " + java.util.Base64.getEncoder().encodeToString("admin:change-me".getBytes()));
+		JSONAssert.assertEquals("{\"reset\":true,\"unblocked\":true}", lifted.body(), JSONCompareMode.LENIENT);
+		assertThat(send("POST", "/api/sign-in?username=eve&password=open-sesame").statusCode()).isEqualTo(200);
 	}
 
 	@Test
