@@ -24,6 +24,13 @@ import org.springframework.util.Assert;
  * longer (the deadline counts from before the call was sent). Memory is bounded: past
  * {@code maxKeys} entries, expired ones are dropped (at most once a second) and new rejections are not
  * remembered.
+ * <p>
+ * A hot key is also kept from flooding Redis with calls bound to be refused: once Redis tells that a
+ * key has fewer than {@value #LOW_REMAINING} permits left, at most that many calls plus one for it are
+ * in flight at once from this instance; the others wait for one of them to come back, then read its
+ * refusal from memory or go in turn. The one call more than the permits left is the one that learns of
+ * the refusal, so a key whose budget runs out costs one refused Redis call per retry period, however
+ * many threads want it. Waiting only delays a call (at most a second), it never refuses one.
  */
 public final class LocalDenialCache {
 
@@ -35,11 +42,19 @@ public final class LocalDenialCache {
 	/** How many probes of other callers one look-up waits for before it asks Redis itself. */
 	private static final int MAX_WAITS = 2;
 
+	/** How many calls of others coming back one look-up of a low budget waits for before it goes itself. */
+	private static final int MAX_TURN_WAITS = 64;
+
 	private final int maxKeys;
 
 	private final LongSupplier nanoTime;
 
+	/** Below how many permits left a key's calls in flight are counted and held to the permits left. */
+	static final long LOW_REMAINING = 64;
+
 	private final Map<String, Denial> denials = new ConcurrentHashMap<>();
+
+	private final Map<String, Budget> budgets = new ConcurrentHashMap<>();
 
 	private final LongAdder hits = new LongAdder();
 
@@ -82,11 +97,20 @@ public final class LocalDenialCache {
 	public @Nullable List<RateLimitDecision> lookup(String key, long permits) {
 		for (int waits = 0;; waits++) {
 			Object found = find(key, permits);
-			if (!(found instanceof CompletableFuture<?> probe)) {
+			if (found instanceof CompletableFuture<?> probe) {
+				if (waits >= MAX_WAITS || !await(probe)) {
+					return null;
+				}
+			}
+			else if (found != null) {
 				return decisions(found);
 			}
-			if (waits == MAX_WAITS || !await(probe)) {
-				return null;
+			else {
+				CompletableFuture<Void> turn = send(key);
+				// a caller that waited long enough goes anyway: waiting must never refuse a call
+				if (turn == null || waits >= MAX_TURN_WAITS || !await(turn)) {
+					return null;
+				}
 			}
 		}
 	}
@@ -105,16 +129,107 @@ public final class LocalDenialCache {
 
 	private CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits, int waits) {
 		Object found = find(key, permits);
-		if (!(found instanceof CompletableFuture<?> probe)) {
+		CompletableFuture<?> awaited;
+		if (found instanceof CompletableFuture<?> probe) {
+			if (waits >= MAX_WAITS) {
+				return CompletableFuture.completedFuture(null);
+			}
+			awaited = probe;
+		}
+		else if (found != null) {
 			return CompletableFuture.completedFuture(decisions(found));
 		}
-		if (waits == MAX_WAITS) {
-			return CompletableFuture.completedFuture(null);
+		else {
+			CompletableFuture<Void> turn = send(key);
+			if (turn == null || waits >= MAX_TURN_WAITS) {
+				return CompletableFuture.completedFuture(null);
+			}
+			awaited = turn;
 		}
-		return probe.thenApply((answered) -> true)
+		return awaited.thenApply((answered) -> true)
 			.completeOnTimeout(false, PROBE_WAIT_NANOS, TimeUnit.NANOSECONDS)
 			.thenCompose((answered) -> answered ? lookupAsync(key, permits, waits + 1)
 					: CompletableFuture.completedFuture(null));
+	}
+
+	/**
+	 * Lets a call for a key go to Redis, counting it in flight when the key's budget is low, or returns
+	 * the future to wait for when as many calls are in flight as the key has permits left, plus one.
+	 */
+	private @Nullable CompletableFuture<Void> send(String key) {
+		Budget budget = this.budgets.get(key);
+		if (budget == null) {
+			return null;
+		}
+		synchronized (budget) {
+			// once the budget is full again, it has its limit left
+			long left = (this.nanoTime.getAsLong() - budget.until >= 0) ? budget.limit : budget.remaining;
+			if (budget.inFlight <= left) {
+				budget.inFlight++;
+				return null;
+			}
+			if (budget.released == null) {
+				budget.released = new CompletableFuture<>();
+			}
+			return budget.released;
+		}
+	}
+
+	/**
+	 * Learns what Redis told of a key's budget, from a call's decisions: below {@value #LOW_REMAINING}
+	 * permits left (the fewest of its limits; none when refused) the key's calls in flight are held to
+	 * the permits left, plus one, until the budget is full again or known to be plentiful.
+	 * @param key the key, limits included
+	 * @param sentAt when the call was sent, from {@link #now()}
+	 * @param decisions the decisions Redis returned
+	 */
+	public void observe(String key, long sentAt, List<RateLimitDecision> decisions) {
+		long remaining = Long.MAX_VALUE;
+		long limit = Long.MAX_VALUE;
+		Duration full = Duration.ZERO;
+		for (RateLimitDecision decision : decisions) {
+			remaining = Math.min(remaining, decision.allowed() ? decision.remaining() : 0);
+			limit = Math.min(limit, decision.limit());
+			if (decision.resetAfter().compareTo(full) > 0) {
+				full = decision.resetAfter();
+			}
+		}
+		Budget budget = this.budgets.get(key);
+		if (budget == null) {
+			if (remaining >= LOW_REMAINING) {
+				return;
+			}
+			if (this.budgets.size() >= this.maxKeys) {
+				long now = this.nanoTime.getAsLong();
+				this.budgets.values().removeIf((idle) -> idle.isOver(now));
+				if (this.budgets.size() >= this.maxKeys) {
+					return;
+				}
+			}
+			budget = this.budgets.computeIfAbsent(key, (k) -> new Budget());
+		}
+		synchronized (budget) {
+			long until = sentAt + Math.max(full.toNanos(), 1);
+			if (budget.sentAt == Long.MIN_VALUE || sentAt - budget.until >= 0) {
+				// the first answer, or one to a call sent once the budget was full again
+				budget.sentAt = sentAt;
+				budget.remaining = remaining;
+				budget.limit = limit;
+				budget.until = until;
+			}
+			else {
+				// answers come back in any order: until the budget is full again, the fewest permits told
+				// stands (permits that time gives back meanwhile only make this cautious, never refuse)
+				budget.remaining = Math.min(budget.remaining, remaining);
+				budget.limit = Math.min(budget.limit, limit);
+				if (until - budget.until > 0) {
+					budget.until = until;
+				}
+			}
+			if (budget.inFlight == 0 && budget.isPlentiful(this.nanoTime.getAsLong())) {
+				this.budgets.remove(key, budget);
+			}
+		}
 	}
 
 	/**
@@ -210,6 +325,22 @@ public final class LocalDenialCache {
 		if (denial != null && denial.probe != null && this.denials.remove(key, denial)) {
 			denial.probe.complete(null);
 		}
+		Budget budget = this.budgets.get(key);
+		if (budget != null) {
+			CompletableFuture<Void> released;
+			synchronized (budget) {
+				// a call sent before the key was counted may come back after: never below none
+				budget.inFlight = Math.max(budget.inFlight - 1, 0);
+				released = budget.released;
+				budget.released = null;
+				if (budget.inFlight == 0 && budget.isPlentiful(this.nanoTime.getAsLong())) {
+					this.budgets.remove(key, budget);
+				}
+			}
+			if (released != null) {
+				released.complete(null);
+			}
+		}
 	}
 
 	private static boolean await(CompletableFuture<?> probe) {
@@ -232,6 +363,7 @@ public final class LocalDenialCache {
 	 */
 	public void forget(String prefix) {
 		this.denials.entrySet().removeIf((entry) -> entry.getKey().startsWith(prefix) && released(entry.getValue()));
+		this.budgets.entrySet().removeIf((entry) -> entry.getKey().startsWith(prefix) && entry.getValue().release());
 	}
 
 	/**
@@ -239,6 +371,7 @@ public final class LocalDenialCache {
 	 */
 	public void clear() {
 		this.denials.values().removeIf(LocalDenialCache::released);
+		this.budgets.values().removeIf(Budget::release);
 	}
 
 	/** Wakes the callers waiting on a probe of a denial about to be dropped. */
@@ -271,6 +404,51 @@ public final class LocalDenialCache {
 
 	private record Denial(long sentAt, long until, long permits, List<RateLimitDecision> decisions,
 			@Nullable CompletableFuture<Void> probe) {
+	}
+
+	/**
+	 * What Redis last told of a key with few permits left, and the calls for it in flight. Guarded by its
+	 * own monitor.
+	 */
+	private static final class Budget {
+
+		long sentAt = Long.MIN_VALUE;
+
+		long remaining = Long.MAX_VALUE;
+
+		/** The fewest permits of the key's limits: what it has left once its budget is full again. */
+		long limit = Long.MAX_VALUE;
+
+		/** When the budget is full again. */
+		long until;
+
+		int inFlight;
+
+		@Nullable CompletableFuture<Void> released;
+
+		/** Whether nothing is in flight and the budget is full again: the entry can go. */
+		synchronized boolean isOver(long now) {
+			return this.inFlight == 0 && now - this.until >= 0;
+		}
+
+		/** Whether the key has too many permits left to be held back, now or once full again. */
+		boolean isPlentiful(long now) {
+			return ((now - this.until >= 0) ? this.limit : this.remaining) >= LOW_REMAINING;
+		}
+
+		/** Wakes the callers waiting for a turn, the entry about to be dropped. */
+		boolean release() {
+			CompletableFuture<Void> waiting;
+			synchronized (this) {
+				waiting = this.released;
+				this.released = null;
+			}
+			if (waiting != null) {
+				waiting.complete(null);
+			}
+			return true;
+		}
+
 	}
 
 }

@@ -207,6 +207,7 @@ public final class RedisRateLimiter implements RateLimiter {
 			if (decisions.stream().anyMatch((decision) -> !decision.allowed())) {
 				denials.remember(denialKey, permits, sentAt, decisions);
 			}
+			denials.observe(denialKey, sentAt, decisions);
 		}).whenComplete((decisions, failure) -> denials.settle(denialKey));
 	}
 

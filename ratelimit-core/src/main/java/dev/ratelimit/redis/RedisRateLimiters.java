@@ -91,6 +91,7 @@ public final class RedisRateLimiters {
 			long sentAt = denials.now();
 			return decide(first, calls, async).whenComplete((decisions, failure) -> {
 				if (decisions != null) {
+					denials.observe(firstDenialKey, sentAt, decisions.get(0));
 					List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
 					if (last.stream().anyMatch((decision) -> !decision.allowed())) {
 						// the call that was refused is refused from memory until it could be granted

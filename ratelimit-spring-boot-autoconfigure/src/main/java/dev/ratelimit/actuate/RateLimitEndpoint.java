@@ -173,7 +173,7 @@ public class RateLimitEndpoint {
 		String plan = (found.planKind().equals("bean") && !Boolean.TRUE.equals(clientAddress))
 				? this.plans.plan(found, target.key()) : null;
 		if (RateLimitPlanResolver.UNLIMITED.equals(plan)) {
-			return new KeyDescriptor(found.name(), target.key(), plan, List.of(), false, 0, null);
+			return new KeyDescriptor(found.name(), target.key(), plan, List.of(), null, null, null);
 		}
 		List<RateLimit> planLimits = found.limitsOf(plan);
 		String budgetId = target.budgetId();
@@ -191,11 +191,12 @@ public class RateLimitEndpoint {
 			limits.add(new KeyLimitDescriptor(found.policyName(i, planLimits), decision.limit(), decision.remaining(),
 					decision.allowed(), decision.retryAfterSeconds(), decision.resetAfterSeconds()));
 		}
-		Duration blocked = (limiter instanceof BlockingRateLimiter blocking) ? blocking.blockedFor(budgetId)
-				: Duration.ZERO;
-		return new KeyDescriptor(found.name(), target.key(),
-				(plan != null && found.plans().containsKey(plan)) ? plan : null, limits, !blocked.isZero(),
-				seconds(blocked),
+		String planName = (plan != null && found.plans().containsKey(plan)) ? plan : null;
+		if (!(limiter instanceof BlockingRateLimiter blocking)) {
+			return new KeyDescriptor(found.name(), target.key(), planName, limits, null, null, null);
+		}
+		Duration blocked = blocking.blockedFor(budgetId);
+		return new KeyDescriptor(found.name(), target.key(), planName, limits, !blocked.isZero(), seconds(blocked),
 				blocked.isZero() ? null : Instant.now().plus(blocked).toString());
 	}
 
@@ -281,7 +282,7 @@ public class RateLimitEndpoint {
 		for (List<RateLimit> planLimits : found.plans().values()) {
 			deleted += limiter.reset(target.budgetId(), planLimits);
 		}
-		boolean unblocked = limiter instanceof BlockingRateLimiter blocking && blocking.unblock(target.budgetId());
+		Boolean unblocked = (limiter instanceof BlockingRateLimiter blocking) ? blocking.unblock(target.budgetId()) : null;
 		return new ResetDescriptor(rule, target.key(), true, deleted, unblocked);
 	}
 
@@ -373,12 +374,15 @@ public class RateLimitEndpoint {
 	 * @param plan the key's plan, from the rule's plan resolver: {@code unlimited} (no limits), another
 	 * of the rule's plans, or {@code null} for the rule's own limits
 	 * @param limits the state under each limit
-	 * @param blocked whether the key is blocked ({@code block-for}): every request refused until the block ends
-	 * @param blockedForSeconds how long the block has still to run, in seconds rounded up; 0 when not blocked
+	 * @param blocked whether the key is blocked: every request refused until the block ends; {@code null}
+	 * under a rule without {@code block-for}
+	 * @param blockedForSeconds how long the block has still to run, in seconds rounded up; 0 when not
+	 * blocked, {@code null} under a rule without {@code block-for}
 	 * @param blockedUntil when the block ends, by this instance's clock (ISO-8601), or {@code null}
 	 */
 	public record KeyDescriptor(String rule, String key, @Nullable String plan, List<KeyLimitDescriptor> limits,
-			boolean blocked, long blockedForSeconds, @Nullable String blockedUntil) implements OperationResponseBody {
+			@Nullable Boolean blocked, @Nullable Long blockedForSeconds, @Nullable String blockedUntil)
+			implements OperationResponseBody {
 	}
 
 	/**
@@ -416,9 +420,10 @@ public class RateLimitEndpoint {
 	 * @param key the key
 	 * @param reset always {@code true}
 	 * @param deletedEntries how many stored entries were deleted
-	 * @param unblocked whether a block of the key was lifted (with any memory of past blocks)
+	 * @param unblocked whether a block of the key was lifted (with any memory of past blocks); {@code null}
+	 * under a rule without {@code block-for}
 	 */
-	public record ResetDescriptor(String rule, String key, boolean reset, long deletedEntries, boolean unblocked)
+	public record ResetDescriptor(String rule, String key, boolean reset, long deletedEntries, @Nullable Boolean unblocked)
 			implements OperationResponseBody {
 	}
 
