@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,8 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -50,6 +53,13 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	private final Duration timeout;
 
 	private volatile @Nullable CompletableFuture<Connected> connection;
+
+	/**
+	 * The event loop of the connection's channel, learnt from the thread that completes its replies. A
+	 * timeout is declared there, after the replies that had arrived: a JVM whose CPUs are taken by other
+	 * threads (a flood answered from the denial cache, say) makes a decision late, never a failure.
+	 */
+	private volatile @Nullable EventExecutor ioLoop;
 
 	private volatile boolean running;
 
@@ -119,8 +129,13 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
 		try {
-			return await(connected.commands().evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes),
-					deadline, connected);
+			RedisFuture<List<?>> evalsha = connected.commands()
+				.evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes);
+			if (this.ioLoop == null) {
+				// until a reply has told the connection's event loop
+				evalsha.whenComplete((reply, failure) -> learnLoop());
+			}
+			return await(evalsha, deadline, connected);
 		}
 		catch (RedisSystemException ex) {
 			if (!(ex.getCause() instanceof RedisNoScriptException)) {
@@ -139,7 +154,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		byte[][] argBytes = bytes(args);
 		CompletableFuture<List<?>> answer = new CompletableFuture<>();
 		AtomicReference<@Nullable RedisFuture<?>> sent = new AtomicReference<>();
-		ScheduledFuture<?> timeout = TIMER.schedule(() -> {
+		ScheduledFuture<?> timeout = TIMER.schedule(() -> afterPendingReads(() -> {
 			if (answer.completeExceptionally(
 					new QueryTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms"))) {
 				RedisFuture<?> command = sent.get();
@@ -147,7 +162,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 					command.cancel(true);
 				}
 			}
-		}, this.timeoutNanos, TimeUnit.NANOSECONDS);
+		}), this.timeoutNanos, TimeUnit.NANOSECONDS);
 		answer.whenComplete((reply, failure) -> timeout.cancel(false));
 		connect().whenComplete((connected, failure) -> {
 			if (failure != null) {
@@ -158,6 +173,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 				.evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes);
 			sent.set(evalsha);
 			evalsha.whenComplete((reply, error) -> {
+				learnLoop();
 				if (error == null) {
 					answer.complete(reply);
 				}
@@ -218,8 +234,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	@SuppressWarnings("unchecked")
 	private Connected open() {
 		RedisConnection redisConnection = this.connectionFactory.getConnection();
-		return new Connected(redisConnection,
-				(RedisClusterAsyncCommands<byte[], byte[]>) redisConnection.getNativeConnection());
+		RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) redisConnection
+			.getNativeConnection();
+		this.ioLoop = null;
+		// its reply tells the connection's event loop, before any script call times out
+		commands.ping().whenComplete((pong, failure) -> learnLoop());
+		return new Connected(redisConnection, commands);
 	}
 
 	private <T> T await(CompletableFuture<T> future, long deadline, @Nullable Connected connected) {
@@ -227,6 +247,10 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			return future.get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
+			if (future instanceof RedisFuture<?> && answeredAfterPendingReads(future)) {
+				// the reply had come, and the I/O thread had not read it yet
+				return await(future, System.nanoTime(), connected);
+			}
 			if (future instanceof RedisFuture<?>) {
 				future.cancel(true);
 			}
@@ -243,6 +267,58 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		catch (ExecutionException ex) {
 			throw translate(ex.getCause(), connected);
 		}
+	}
+
+	/**
+	 * Remembers the event loop of the thread running this, when it is one: the connection's, for a
+	 * callback of one of its replies.
+	 */
+	private void learnLoop() {
+		EventExecutor current = ThreadExecutorMap.currentExecutor();
+		if (current != null && current != this.ioLoop) {
+			this.ioLoop = current;
+		}
+	}
+
+	/**
+	 * Runs a timeout's verdict on the connection's event loop, after the replies it has yet to read; at
+	 * once when the loop is not known.
+	 */
+	private void afterPendingReads(Runnable verdict) {
+		EventExecutor loop = this.ioLoop;
+		if (loop == null || loop.inEventLoop() || loop.isShuttingDown()) {
+			verdict.run();
+			return;
+		}
+		try {
+			loop.execute(verdict);
+		}
+		catch (RejectedExecutionException ex) {
+			verdict.run();
+		}
+	}
+
+	/**
+	 * Waits for the connection's event loop to read what has arrived, then tells whether the command was
+	 * answered. A loop that other threads keep from a CPU gets one in turn, after a while: it is waited
+	 * for up to ten timeouts (at least a second), so that a late reply makes a late decision, not a
+	 * failure; a loop that is not starved runs the check at once.
+	 */
+	private boolean answeredAfterPendingReads(CompletableFuture<?> command) {
+		EventExecutor loop = this.ioLoop;
+		if (loop != null && !loop.inEventLoop() && !loop.isShuttingDown()) {
+			try {
+				loop.submit(() -> {
+				}).await(Math.max(10 * this.timeoutNanos, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// shutting down: nothing more will be read
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		return command.isDone();
 	}
 
 	private <T> T await(RedisFuture<T> future, long deadline, Connected connected) {
