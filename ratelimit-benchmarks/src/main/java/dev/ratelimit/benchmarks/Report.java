@@ -732,10 +732,11 @@ public final class Report {
 		}
 		md.append("\nWith the cache, a rejection is a map lookup and a countdown in the JVM, so its rate is bounded ")
 			.append("by the CPU of the benchmark threads, not by Redis.\n");
-		md.append("\nA refused key is refused locally until its `retryAfter`; the calls that still reach Redis are ")
-			.append("those already in flight when the first refusal comes back, and, when a retry period ends, one per ")
-			.append("thread that misses the expired entry before the next refusal is remembered (the cache does not ")
-			.append("coalesce concurrent misses of one key).\n\n");
+		md.append("\nA refused key is refused locally until its `retryAfter`. Once Redis has told that a key has few ")
+			.append("permits left (under 64), an instance keeps no more calls for it in flight than the permits left plus ")
+			.append("one, and the others wait for one to come back, so each retry period costs one Redis call that comes ")
+			.append("back refused. What exceeds one per period above comes from the first period of the round: the key ")
+			.append("is fresh, nothing is known of it, and every thread's first call goes to Redis.\n\n");
 	}
 
 	private List<String> keyCountSystems() {
