@@ -46,7 +46,8 @@ public final class RedisKeys {
 		this.kind = kind;
 		this.alwaysTagged = alwaysTagged;
 		this.start = this.prefix + ":" + this.kind + ":";
-		this.denialStart = this.prefix + ":" + this.kind + "\u0000";
+		// a blocking limiter's keys hold other state than a plain one's under the same id: so do its denials
+		this.denialStart = this.prefix + ":" + this.kind + (alwaysTagged ? ":{}" : "") + "\u0000";
 	}
 
 	/**
