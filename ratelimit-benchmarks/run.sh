@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark against redis-servers it starts on 127.0.0.1 and writes BENCHMARKS.md and
-# docs/benchmarks.png at the repository root; about 25 minutes on 2 cores. QUICK=1 tries the whole run
-# out in a few minutes (its figures mean nothing). Raw results: ratelimit-benchmarks/target/bench/.
+# docs/benchmarks.png at the repository root; about 40 minutes on 2 cores, of which the steady state
+# with pinned CPUs takes 15 (STEADY=0 leaves it out). QUICK=1 tries the whole run out in a few minutes
+# (its figures mean nothing). Raw results: ratelimit-benchmarks/target/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +49,13 @@ java -jar "$jar" "${jmh_timing[@]}" -jvmArgsAppend "-Dbench.out=$out -Dbench.pas
 echo "== physical limit, async API, hot key, memory, HTTP (servlet, WebFlux)"
 java "${quick[@]}" -cp "$jar" dev.ratelimit.benchmarks.Measurements "$out" "$sample_jar" "$webflux_jar" 2>&1 \
   | tee "$out/measurements.log" | grep '^\[measurements\]'
+
+if [[ "${STEADY:-1}" == "1" ]]; then
+  echo "== steady state: redis-server on CPU 1, this JVM on CPU 0, 8 and 64 threads, every system"
+  if [[ "${QUICK:-0}" == "1" ]]; then steady_timing=(-Dwarmup=2s -Dmeasure=2s); else steady_timing=(-Dwarmup=30s -Dmeasure=15s); fi
+  taskset -c 0 java -Dredis.cpu=1 -Dthreads=8,64 "${steady_timing[@]}" -Dsteady.out="$out/steady-state.md" \
+    -cp "$jar" dev.ratelimit.benchmarks.SteadyState > "$out/steady-state.log" 2>&1
+fi
 
 echo "== report"
 java -Dbench.loadBefore="$load_before" -cp "$jar" dev.ratelimit.benchmarks.Report "$out" . $(( $(date +%s) - start ))

@@ -1,6 +1,7 @@
 package dev.ratelimit.benchmarks;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -195,6 +196,7 @@ public final class Report {
 		whereTheTimeGoes(md);
 		asyncApi(md);
 		bounds(md);
+		steadyState(md);
 		hotKey(md);
 		keyCount(md);
 		memory(md);
@@ -227,10 +229,10 @@ public final class Report {
 			.append("ratelimit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.Measurements ")
 			.append("ratelimit-benchmarks/target/bench sample-app/target/sample-app-0.1.0-SNAPSHOT.jar ")
 			.append("sample-webflux/target/sample-webflux-0.1.0-SNAPSHOT.jar` (parts: physical, async, hot-key, ")
-			.append("memory, http, http-webflux). A steady state with redis-server and the ")
-			.append("benchmark JVM pinned to CPUs of their own, 30 s of warm-up, decisions per second and client and Redis ")
-			.append("CPU per decision: `ratelimit-benchmarks/steady-state.sh` (about a minute per system, on a quiet ")
-			.append("machine).\n");
+			.append("memory, http, http-webflux). The steady state alone, into the results of an earlier run: ")
+			.append("`ratelimit-benchmarks/steady-state.sh -Dthreads=8,64 -Dsteady.out=ratelimit-benchmarks/target/bench/steady-state.md` ")
+			.append("(about a minute per system and thread count, on a quiet machine; `run.sh` runs it with a 30 s ")
+			.append("warm-up and 15 s measured, `STEADY=0` leaves it out).\n");
 		return md.toString();
 	}
 
@@ -696,6 +698,31 @@ public final class Report {
 			}
 		}
 		return Stats.of(List.of());
+	}
+
+	/**
+	 * The steady state with pinned CPUs, when the run measured it ({@code steady-state.md}, written by
+	 * {@link SteadyState}).
+	 */
+	private void steadyState(StringBuilder md) {
+		Path tables = this.results.resolve("steady-state.md");
+		if (!Files.exists(tables)) {
+			return;
+		}
+		md.append("## Steady state: pinned CPUs, client and Redis CPU per decision\n\n");
+		md.append("Each system alone against a redis-server of its own pinned to CPU 1 (`taskset`), the benchmark JVM ")
+			.append("pinned to CPU 0, the same 10,000 pre-filled keys and allowed path as above, a warm-up, then a ")
+			.append("measurement (`SteadyState`). Client CPU is the benchmark JVM's own (`/proc/self/stat`, user + ")
+			.append("system, at the kernel's 10 ms tick), Redis CPU the server's (`INFO cpu`), commands from ")
+			.append("`INFO commandstats`; each per decision. Where both sides are pinned, throughput is bound by the ")
+			.append("larger of the two CPU costs. Ratios are to plain Lettuce `EVALSHA` of our fixed-window script with ")
+			.append("no limiter code.\n\n");
+		try {
+			md.append(Files.readString(tables));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	private void hotKey(StringBuilder md) {

@@ -27,7 +27,8 @@ import dev.ratelimit.testsupport.RedisBinary;
  * {@code EVALSHA} of our fixed-window script.
  * <p>
  * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, plain Lettuce
- * {@code EVALSHA}, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=64},
+ * {@code EVALSHA}, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=8,64} (default 64),
+ * {@code -Dsteady.out=<file>} (the tables, for {@code Report}),
  * {@code -Dwarmup=30s}, {@code -Dmeasure=30s}, {@code -Dredis.cpu=1} (the CPU redis-server is pinned
  * to; the script pins the JVM to the others). A full run takes about a minute per system; it needs
  * a machine with nothing else running to mean anything.
@@ -56,31 +57,51 @@ public final class SteadyState {
 			systems.addAll(Contenders.SEED);
 			systems.addAll(Contenders.PEERS);
 		}
-		int threads = Integer.getInteger("threads", 64);
 		Duration warmup = duration(System.getProperty("warmup", "30s"));
 		Duration measure = duration(System.getProperty("measure", "30s"));
 		Path pinned = pinnedRedis(System.getProperty("redis.cpu", "1"));
-		List<Result> results = new ArrayList<>();
-		for (String system : systems) {
-			Result result = run(system, pinned, threads, warmup, measure);
-			System.out.println("[steady-state] " + result);
-			results.add(result);
+		StringBuilder tables = new StringBuilder();
+		for (String count : System.getProperty("threads", "64").split(",")) {
+			int threads = Integer.parseInt(count.strip());
+			List<Result> results = new ArrayList<>();
+			for (String system : systems) {
+				Result result = run(system, pinned, threads, warmup, measure);
+				System.out.println("[steady-state] " + threads + " threads: " + result);
+				results.add(result);
+			}
+			tables.append(table(results, threads, warmup, measure));
 		}
+		System.out.println();
+		System.out.print(tables);
+		String out = System.getProperty("steady.out");
+		if (out != null) {
+			// for Report, which puts it in BENCHMARKS.md
+			Files.writeString(Path.of(out), tables);
+		}
+	}
+
+	/** One thread count's results as a Markdown table, with the ratios to plain Lettuce {@code EVALSHA}. */
+	private static String table(List<Result> results, int threads, Duration warmup, Duration measure) {
 		Result base = results.stream().filter((r) -> r.system().equals(Contenders.LETTUCE_EVALSHA)).findFirst()
 			.orElse(null);
-		System.out.println();
-		System.out.printf(Locale.ROOT, "%d threads, %d keys, allowed path, warm-up %s, measured %s%n%n", threads, KEYS,
-				warmup, measure);
-		System.out.println("| system | decisions/s | client CPU µs | Redis CPU µs | Redis commands per decision "
-				+ "| ÷ plain Lettuce EVALSHA (decisions/s, client CPU, Redis CPU) |");
-		System.out.println("|---|---:|---:|---:|---|---|");
+		StringBuilder md = new StringBuilder();
+		md.append(String.format(Locale.ROOT, "%d threads, %d keys, allowed path, warm-up %s, measured %s:%n%n",
+				threads, KEYS, seconds(warmup), seconds(measure)));
+		md.append("| system | decisions/s | client CPU µs | Redis CPU µs | Redis commands per decision ")
+			.append("| ÷ plain Lettuce EVALSHA (decisions/s, client CPU, Redis CPU) |\n");
+		md.append("|---|---:|---:|---:|---|---|\n");
 		for (Result r : results) {
 			String ratios = (base == null) ? "–"
 					: String.format(Locale.ROOT, "%.2f× / %.2f× / %.2f×", r.perSecond() / base.perSecond(),
 							r.clientMicros() / base.clientMicros(), r.redisMicros() / base.redisMicros());
-			System.out.printf(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %s | %s |%n", r.system(), r.perSecond(),
-					r.clientMicros(), r.redisMicros(), r.commands(), ratios);
+			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %s | %s |%n", r.system(), r.perSecond(),
+					r.clientMicros(), r.redisMicros(), r.commands(), ratios));
 		}
+		return md.append('\n').toString();
+	}
+
+	private static String seconds(Duration duration) {
+		return (duration.toMillis() % 1000 == 0) ? duration.toSeconds() + " s" : duration.toMillis() + " ms";
 	}
 
 	private static Result run(String system, Path redisBinary, int threads, Duration warmup, Duration measure)
