@@ -5,16 +5,13 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.testsupport.MutableClock;
+import dev.ratelimit.web.TestClockConfiguration;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -25,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Rules with {@code block-for} on Netty and a real Redis, with a clock the test moves: failed sign-ins
  * counted, then the user blocked across windows, longer the second time, as on the servlet stack.
  */
-@SpringBootTest(classes = { RateLimitWebFluxTestApplication.class, RateLimitWebFluxBlockIntegrationTests.TestClock.class },
+@SpringBootTest(classes = { RateLimitWebFluxTestApplication.class, TestClockConfiguration.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { RateLimitWebFluxTestApplication.REACTIVE, RateLimitWebFluxTestApplication.LOOPBACK,
 				"ratelimit.rules.sign-in.paths=/sign-in", "ratelimit.rules.sign-in.key=param:user",
@@ -74,22 +71,6 @@ class RateLimitWebFluxBlockIntegrationTests {
 
 	private HttpResponse<String> signIn(String user, String password) throws Exception {
 		return get(this.port, "/sign-in?user=" + user + "&password=" + password);
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class TestClock {
-
-		@Bean
-		MutableClock testClock() {
-			return MutableClock.at("2026-01-01T00:00:00Z");
-		}
-
-		@Bean
-		FixedWindowRateLimiter testFixedWindowRateLimiter(StringRedisTemplate redis,
-				dev.ratelimit.autoconfigure.RateLimitProperties properties, MutableClock clock) {
-			return new FixedWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
-		}
-
 	}
 
 }

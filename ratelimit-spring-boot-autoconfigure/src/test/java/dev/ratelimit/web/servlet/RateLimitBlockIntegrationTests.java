@@ -8,15 +8,12 @@ import java.time.Duration;
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.testsupport.MutableClock;
+import dev.ratelimit.web.TestClockConfiguration;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.get;
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.send;
@@ -27,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stays refused across windows until its block ends, a repeat offender longer, failed sign-ins counted
  * and then blocked, and blocks read, set and lifted through the endpoint.
  */
-@SpringBootTest(classes = { RateLimitTestApplication.class, RateLimitBlockIntegrationTests.TestClock.class },
+@SpringBootTest(classes = { RateLimitTestApplication.class, TestClockConfiguration.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=ratelimit", "ratelimit.rules.api.paths=/api/**",
 				"ratelimit.rules.api.key=header:X-Api-Key", "ratelimit.rules.api.limit=3",
@@ -145,22 +142,6 @@ class RateLimitBlockIntegrationTests extends RedisBackedWebTests {
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(json))
 			.build(), HttpResponse.BodyHandlers.ofString());
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class TestClock {
-
-		@Bean
-		MutableClock testClock() {
-			return MutableClock.at("2026-01-01T00:00:00Z");
-		}
-
-		@Bean
-		FixedWindowRateLimiter testFixedWindowRateLimiter(StringRedisTemplate redis,
-				dev.ratelimit.autoconfigure.RateLimitProperties properties, MutableClock clock) {
-			return new FixedWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
-		}
-
 	}
 
 }

@@ -9,15 +9,12 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.testsupport.MutableClock;
+import dev.ratelimit.web.TestClockConfiguration;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static dev.ratelimit.web.servlet.RateLimitTestApplication.get;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Calendar quotas on Tomcat and a real Redis, with a clock the test moves: a day quota that resets at
  * local midnight, across a daylight-saving change, and a month quota that resets on the first.
  */
-@SpringBootTest(classes = { RateLimitTestApplication.class, RateLimitCalendarQuotaIntegrationTests.TestClock.class },
+@SpringBootTest(classes = { RateLimitTestApplication.class, TestClockConfiguration.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.rules.daily.paths=/api/**", "ratelimit.rules.daily.period=day",
 				"ratelimit.rules.daily.zone=Europe/Berlin", "ratelimit.rules.daily.limit=2",
@@ -94,22 +91,6 @@ class RateLimitCalendarQuotaIntegrationTests extends RedisBackedWebTests {
 
 	private void moveTo(String instant) {
 		this.clock.advance(Duration.between(this.clock.instant(), Instant.parse(instant)));
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class TestClock {
-
-		@Bean
-		MutableClock testClock() {
-			return MutableClock.at("2026-01-01T00:00:00Z");
-		}
-
-		@Bean
-		FixedWindowRateLimiter testFixedWindowRateLimiter(StringRedisTemplate redis,
-				dev.ratelimit.autoconfigure.RateLimitProperties properties, MutableClock clock) {
-			return new FixedWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
-		}
-
 	}
 
 }
