@@ -387,22 +387,19 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * The arguments a script call takes: a blocking limiter's start with its policy's, and whether a
-	 * refusal starts a block ({@code blocks}, for decisions and checks; not for reading the state).
+	 * The arguments a script call takes: a blocking limiter's end with its policy's, and whether a refusal
+	 * starts a block ({@code blocks}, for decisions and checks; not for reading the state).
 	 */
 	private List<String> scriptArgs(List<RateLimit> limits, long permits, boolean blocks) {
 		List<String> args = RedisScripts.args(this.algorithm, this.clock, limits, permits);
 		BlockPolicy policy = this.block;
-		if (policy == null) {
-			return args;
+		if (policy != null) {
+			args.add(Long.toString(micros(policy.blockFor())));
+			args.add(Double.toString(policy.multiplier()));
+			args.add(Long.toString(micros(policy.max())));
+			args.add(blocks ? "1" : "0");
 		}
-		List<String> all = new ArrayList<>(args.size() + 4);
-		all.add(Long.toString(micros(policy.blockFor())));
-		all.add(Double.toString(policy.multiplier()));
-		all.add(Long.toString(micros(policy.max())));
-		all.add(blocks ? "1" : "0");
-		all.addAll(args);
-		return all;
+		return args;
 	}
 
 	/**

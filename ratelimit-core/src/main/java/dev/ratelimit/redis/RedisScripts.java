@@ -71,8 +71,8 @@ final class RedisScripts {
 
 	private RedisScripts(String script, String keySegment) {
 		this.script = RedisScript.of(script, List.class);
-		this.blockingScript = RedisScript.of("local decide = function(KEYS, ARGV)\n" + script + "\nend\n" + read("block"),
-				List.class);
+		this.blockingScript = RedisScript.of(
+				"local decide = function(KEYS, ARGV)\n" + script + "\nend\n" + read("prelude") + read("block"), List.class);
 		this.keySegment = keySegment;
 	}
 
@@ -89,8 +89,8 @@ final class RedisScripts {
 	}
 
 	/**
-	 * Returns the script of a limiter that blocks refused keys: the algorithm's as a function, then
-	 * {@code block.lua}, which takes the block's key and arguments first.
+	 * Returns the script of a limiter that blocks refused keys: the algorithm's as a function, then the
+	 * prelude and {@code block.lua}, which takes the block's key first and its arguments last.
 	 */
 	RedisScript<List> blockingScript() {
 		return this.blockingScript;
