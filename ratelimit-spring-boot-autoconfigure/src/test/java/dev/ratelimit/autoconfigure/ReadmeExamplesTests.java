@@ -3,14 +3,12 @@ package dev.ratelimit.autoconfigure;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -18,13 +16,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +23,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.testsupport.DocumentationExamples;
+import dev.ratelimit.testsupport.DocumentationExamples.Block;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
@@ -57,11 +50,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
  */
 class ReadmeExamplesTests {
 
-	private static final Pattern CLASS_NAME = Pattern.compile("(?m)^(?:public\\s+)?(?:final\\s+)?(?:class|interface|record)\\s+(\\w+)");
-
 	private static final Pattern RULE_NAME = Pattern.compile("^ratelimit\\.rules(?:\\.([^.\\[]+)|\\[([^\\]]+)\\])\\.");
-
-	private static final String NOT_RUN = "<!-- not-run -->";
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
@@ -80,45 +69,22 @@ class ReadmeExamplesTests {
 	}
 
 	static List<Block> propertiesBlocks() {
-		return documents().stream().flatMap((document) -> Block.read(document, "properties").stream()).toList();
+		return documents().stream().flatMap((document) -> examples(document, "properties").stream()).toList();
 	}
 
 	@Test
 	void findsTheExamples() {
 		assertThat(documents()).extracting((path) -> path.getFileName().toString())
 			.contains("README.md", "rules.md", "limiters.md", "operations.md", "properties.md");
-		assertThat(documents().stream().flatMap((document) -> Block.read(document, "java").stream()))
+		assertThat(documents().stream().flatMap((document) -> examples(document, "java").stream()))
 			.as("Java examples").hasSizeGreaterThanOrEqualTo(10);
 		assertThat(propertiesBlocks()).as("properties examples").hasSizeGreaterThanOrEqualTo(10);
 	}
 
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("documents")
-	void compilesEveryJavaExampleAsWritten(Path document, @TempDir Path output) throws IOException {
-		List<JavaFileObject> sources = new ArrayList<>();
-		for (Block block : Block.read(document, "java")) {
-			Matcher name = CLASS_NAME.matcher(block.text());
-			assertThat(name.find()).as("%s: example without a class of its own:%n%s", block, block.text()).isTrue();
-			sources.add(new Source(document.getFileName() + "/" + name.group(1), block.text()));
-		}
-		if (sources.isEmpty()) {
-			return;
-		}
-		JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-		try (StandardJavaFileManager files = compiler.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
-			List<String> options = List.of("-classpath", classPath(), "-d", output.toString(), "-proc:none",
-					"-parameters");
-			boolean compiled = compiler.getTask(null, files, diagnostics, options, null, sources).call();
-			List<String> errors = diagnostics.getDiagnostics()
-				.stream()
-				.filter((diagnostic) -> diagnostic.getKind() == Diagnostic.Kind.ERROR)
-				.map((diagnostic) -> diagnostic.getSource().getName() + ":" + diagnostic.getLineNumber() + ": "
-						+ diagnostic.getMessage(Locale.ROOT))
-				.toList();
-			assertThat(errors).isEmpty();
-			assertThat(compiled).isTrue();
-		}
+	void compilesEveryJavaExampleAsWritten(Path document, @TempDir Path output) {
+		assertThat(DocumentationExamples.compile(examples(document, "java"), output)).isEmpty();
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -208,65 +174,11 @@ class ReadmeExamplesTests {
 		return names;
 	}
 
-	private static String classPath() {
-		// Surefire may run tests from a manifest-only jar; it names the real class path here
-		String surefire = System.getProperty("surefire.test.class.path");
-		return (surefire != null && !surefire.isBlank()) ? surefire : System.getProperty("java.class.path");
-	}
-
 	/**
-	 * A fenced block of a document, named by its file and first line.
+	 * Returns the fenced blocks of a language in a document, those marked not-run left out.
 	 */
-	record Block(Path document, int line, String text) {
-
-		static List<Block> read(Path document, String language) {
-			List<String> lines;
-			try {
-				lines = Files.readAllLines(document);
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
-			List<Block> blocks = new ArrayList<>();
-			for (int i = 0; i < lines.size(); i++) {
-				if (!lines.get(i).equals("```" + language)) {
-					continue;
-				}
-				boolean skipped = i > 0 && lines.get(i - 1).trim().equals(NOT_RUN);
-				int start = i + 1;
-				int end = start;
-				while (end < lines.size() && !lines.get(end).startsWith("```")) {
-					end++;
-				}
-				if (!skipped) {
-					blocks.add(new Block(document, start + 1, String.join("\n", lines.subList(start, end)) + "\n"));
-				}
-				i = end;
-			}
-			return blocks;
-		}
-
-		@Override
-		public String toString() {
-			return this.document.getFileName() + ":" + this.line;
-		}
-
-	}
-
-	private static final class Source extends SimpleJavaFileObject {
-
-		private final String code;
-
-		Source(String name, String code) {
-			super(URI.create("string:///" + name + Kind.SOURCE.extension), Kind.SOURCE);
-			this.code = code;
-		}
-
-		@Override
-		public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-			return this.code;
-		}
-
+	static List<Block> examples(Path document, String language) {
+		return DocumentationExamples.read(document, language).stream().filter((block) -> !block.notRun()).toList();
 	}
 
 }

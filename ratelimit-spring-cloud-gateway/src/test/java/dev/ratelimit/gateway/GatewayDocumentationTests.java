@@ -1,24 +1,13 @@
 package dev.ratelimit.gateway;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +15,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import reactor.core.publisher.Mono;
 
+import dev.ratelimit.testsupport.DocumentationExamples;
+import dev.ratelimit.testsupport.DocumentationExamples.Block;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -55,12 +46,10 @@ class GatewayDocumentationTests {
 
 	private static final Pattern KEY_RESOLVER = Pattern.compile("#\\{@(\\w+)\\}");
 
-	private static final Pattern CLASS_NAME = Pattern.compile("(?m)^(?:public\\s+)?(?:final\\s+)?class\\s+(\\w+)");
-
 	static List<Block> yamlBlocks() {
 		List<Block> blocks = new ArrayList<>();
-		blocks.addAll(Block.read(Path.of("..", "README.md"), "yaml"));
-		blocks.addAll(Block.read(Path.of("..", "docs", "gateway.md"), "yaml"));
+		blocks.addAll(DocumentationExamples.read(Path.of("..", "README.md"), "yaml"));
+		blocks.addAll(DocumentationExamples.read(Path.of("..", "docs", "gateway.md"), "yaml"));
 		return blocks;
 	}
 
@@ -108,27 +97,10 @@ class GatewayDocumentationTests {
 	}
 
 	@Test
-	void compilesEveryJavaExampleOfTheGatewayDocumentation(@TempDir Path output) throws IOException {
-		List<JavaFileObject> sources = new ArrayList<>();
-		for (Block block : Block.read(Path.of("..", "docs", "gateway.md"), "java")) {
-			Matcher name = CLASS_NAME.matcher(block.text());
-			assertThat(name.find()).as("%s: example without a class of its own", block).isTrue();
-			sources.add(new Source(name.group(1), block.text()));
-		}
-		assertThat(sources).isNotEmpty();
-		JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-		try (StandardJavaFileManager files = compiler.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
-			String surefire = System.getProperty("surefire.test.class.path");
-			String classPath = (surefire != null && !surefire.isBlank()) ? surefire : System.getProperty("java.class.path");
-			boolean compiled = compiler
-				.getTask(null, files, diagnostics, List.of("-classpath", classPath, "-d", output.toString(), "-proc:none"),
-						null, sources)
-				.call();
-			assertThat(diagnostics.getDiagnostics()).filteredOn((diagnostic) -> diagnostic.getKind() == Diagnostic.Kind.ERROR)
-				.isEmpty();
-			assertThat(compiled).isTrue();
-		}
+	void compilesEveryJavaExampleOfTheGatewayDocumentation(@TempDir Path output) {
+		List<Block> examples = DocumentationExamples.read(Path.of("..", "docs", "gateway.md"), "java");
+		assertThat(examples).isNotEmpty();
+		assertThat(DocumentationExamples.compile(examples, output)).isEmpty();
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -139,57 +111,6 @@ class GatewayDocumentationTests {
 		@Primary
 		KeyResolver defaultKeyResolver() {
 			return (exchange) -> Mono.just("key");
-		}
-
-	}
-
-	/**
-	 * A fenced block of a document, named by its file and first line; every block of the language, marked
-	 * {@code <!-- not-run -->} or not.
-	 */
-	record Block(Path document, int line, String text) {
-
-		static List<Block> read(Path document, String language) {
-			List<String> lines;
-			try {
-				lines = Files.readAllLines(document);
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
-			List<Block> blocks = new ArrayList<>();
-			for (int i = 0; i < lines.size(); i++) {
-				if (lines.get(i).equals("```" + language)) {
-					int end = i + 1;
-					while (!lines.get(end).startsWith("```")) {
-						end++;
-					}
-					blocks.add(new Block(document, i + 2, String.join("\n", lines.subList(i + 1, end)) + "\n"));
-					i = end;
-				}
-			}
-			return blocks;
-		}
-
-		@Override
-		public String toString() {
-			return this.document.getFileName() + ":" + this.line;
-		}
-
-	}
-
-	private static final class Source extends SimpleJavaFileObject {
-
-		private final String code;
-
-		Source(String name, String code) {
-			super(URI.create("string:///" + name + Kind.SOURCE.extension), Kind.SOURCE);
-			this.code = code;
-		}
-
-		@Override
-		public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-			return this.code;
 		}
 
 	}
