@@ -154,7 +154,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		byte[][] argBytes = bytes(args);
 		CompletableFuture<List<?>> answer = new CompletableFuture<>();
 		AtomicReference<@Nullable RedisFuture<?>> sent = new AtomicReference<>();
-		ScheduledFuture<?> timeout = TIMER.schedule(() -> afterPendingReads(() -> {
+		AtomicReference<@Nullable ScheduledFuture<?>> timer = new AtomicReference<>();
+		expireLater(answer, timer, this.timeoutNanos, System.nanoTime() + patienceNanos(), () -> {
 			if (answer.completeExceptionally(
 					new QueryTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms"))) {
 				RedisFuture<?> command = sent.get();
@@ -162,8 +163,13 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 					command.cancel(true);
 				}
 			}
-		}), this.timeoutNanos, TimeUnit.NANOSECONDS);
-		answer.whenComplete((reply, failure) -> timeout.cancel(false));
+		});
+		answer.whenComplete((reply, failure) -> {
+			ScheduledFuture<?> pending = timer.get();
+			if (pending != null) {
+				pending.cancel(false);
+			}
+		});
 		connect().whenComplete((connected, failure) -> {
 			if (failure != null) {
 				answer.completeExceptionally(translate(RedisRateLimiter.unwrap(failure), null));
@@ -211,6 +217,43 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		return timer;
 	}
 
+	/**
+	 * Declares a timeout for an asynchronous call when Redis has not answered after {@code delayNanos},
+	 * judged on the connection's event loop after the replies it has yet to read. When that loop was
+	 * itself kept from a CPU (a quarter of the timeout or more to get to the verdict), the command may
+	 * have been written only just now: Redis is given the timeout again from then, up to {@code giveUpAt}.
+	 */
+	private void expireLater(CompletableFuture<?> answer, AtomicReference<@Nullable ScheduledFuture<?>> timer,
+			long delayNanos, long giveUpAt, Runnable verdict) {
+		timer.set(TIMER.schedule(() -> {
+			long fired = System.nanoTime();
+			afterPendingReads(() -> {
+				if (answer.isDone()) {
+					return;
+				}
+				long now = System.nanoTime();
+				if (now - fired >= this.timeoutNanos / 4 && giveUpAt - now > 0) {
+					expireLater(answer, timer, Math.min(this.timeoutNanos, giveUpAt - now), giveUpAt, verdict);
+				}
+				else {
+					verdict.run();
+				}
+			});
+		}, delayNanos, TimeUnit.NANOSECONDS));
+		if (answer.isDone()) {
+			// answered while this was being scheduled
+			timer.get().cancel(false);
+		}
+	}
+
+	/**
+	 * How long a call may wait in all when this JVM's own threads keep its event loop from a CPU: ten
+	 * timeouts, at least a second. A late decision beats a failure that was not Redis's.
+	 */
+	private long patienceNanos() {
+		return Math.max(10 * this.timeoutNanos, TimeUnit.SECONDS.toNanos(1));
+	}
+
 	private CompletableFuture<Connected> connect() {
 		CompletableFuture<Connected> current = this.connection;
 		if (current != null && !current.isCompletedExceptionally()) {
@@ -247,7 +290,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			return future.get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			if (future instanceof RedisFuture<?> && answeredAfterPendingReads(future)) {
+			if (future instanceof RedisFuture<?> && answeredAfterPendingReads(future, deadline)) {
 				// the reply had come, and the I/O thread had not read it yet
 				return await(future, System.nanoTime(), connected);
 			}
@@ -300,25 +343,54 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 
 	/**
 	 * Waits for the connection's event loop to read what has arrived, then tells whether the command was
-	 * answered. A loop that other threads keep from a CPU gets one in turn, after a while: it is waited
-	 * for up to ten timeouts (at least a second), so that a late reply makes a late decision, not a
-	 * failure; a loop that is not starved runs the check at once.
+	 * answered. A loop that is not starved runs the check at once, and a command it has not seen
+	 * answered is late. A loop that other threads of this JVM keep from a CPU (a quarter of the timeout
+	 * or more to run the check) may have written the command only just now: Redis is then given the
+	 * timeout again, and so on, up to ten timeouts (at least a second) after the first deadline, so that
+	 * a starved client makes a late decision, not a failure that was not Redis's.
 	 */
-	private boolean answeredAfterPendingReads(CompletableFuture<?> command) {
-		EventExecutor loop = this.ioLoop;
-		if (loop != null && !loop.inEventLoop() && !loop.isShuttingDown()) {
+	private boolean answeredAfterPendingReads(CompletableFuture<?> command, long deadline) {
+		long giveUpAt = deadline + patienceNanos();
+		while (true) {
+			EventExecutor loop = this.ioLoop;
+			if (loop == null || loop.inEventLoop() || loop.isShuttingDown()) {
+				return command.isDone();
+			}
+			long asked = System.nanoTime();
 			try {
 				loop.submit(() -> {
-				}).await(Math.max(10 * this.timeoutNanos, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+				}).await(Math.max(giveUpAt - asked, 0), TimeUnit.NANOSECONDS);
 			}
 			catch (RejectedExecutionException ex) {
 				// shutting down: nothing more will be read
+				return command.isDone();
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
+				return command.isDone();
+			}
+			long now = System.nanoTime();
+			if (command.isDone()) {
+				return true;
+			}
+			if (now - asked < this.timeoutNanos / 4 || giveUpAt - now <= 0) {
+				return false;
+			}
+			try {
+				command.get(Math.min(this.timeoutNanos, giveUpAt - now), TimeUnit.NANOSECONDS);
+				return true;
+			}
+			catch (TimeoutException ex) {
+				// check the loop again: still starved, or Redis late
+			}
+			catch (ExecutionException ex) {
+				return true;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return command.isDone();
 			}
 		}
-		return command.isDone();
 	}
 
 	private <T> T await(RedisFuture<T> future, long deadline, Connected connected) {

@@ -42,12 +42,13 @@ class FloodOnOneCpuTests {
 	void noDecisionFailsUnderAFloodOnOneCpu(Algorithm algorithm) throws Exception {
 		RedisTestServer redis = RedisTestServer.shared();
 		Path output = Files.createTempFile("flood", ".txt");
+		Path log = Files.createTempFile("flood", ".log");
 		List<String> command = new ArrayList<>(List.of("taskset", "-c", "0",
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:ActiveProcessorCount=1",
 				"-Xmx256m", "-cp", System.getProperty("java.class.path"), Flood.class.getName(), redis.host(),
 				Integer.toString(redis.port()), algorithm.name(), output.toString()));
 		Process flood = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+			.redirectOutput(log.toFile())
 			.start();
 		try {
 			assertThat(flood.waitFor(SECONDS + 60, TimeUnit.SECONDS)).as("the flood ended").isTrue();
@@ -58,10 +59,13 @@ class FloodOnOneCpuTests {
 		}
 		String[] counts = Files.readString(output, StandardCharsets.UTF_8).strip().split(" ");
 		Files.delete(output);
+		String printed = Files.readString(log, StandardCharsets.UTF_8);
+		Files.delete(log);
 		long granted = Long.parseLong(counts[0]);
 		long refused = Long.parseLong(counts[1]);
 		long failed = Long.parseLong(counts[2]);
-		assertThat(failed).as("decisions that failed (timeout, open breaker); %s granted, %s refused", granted, refused)
+		assertThat(failed).as("decisions that failed (timeout, open breaker); %s granted, %s refused; the flood printed:%n%s",
+				granted, refused, printed)
 			.isZero();
 		assertThat(refused).isGreaterThan(1_000);
 		// 10 per second for SECONDS seconds (and the window open when the flood stops)
