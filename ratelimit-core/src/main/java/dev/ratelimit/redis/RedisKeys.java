@@ -98,7 +98,22 @@ public final class RedisKeys {
 	 * the cache no more than a short one.
 	 */
 	String denial(String id, List<RateLimit> limits) {
-		StringBuilder builder = new StringBuilder(denialPrefix(id));
+		return denial(id, denialSuffix(limits));
+	}
+
+	/**
+	 * Returns the local denial cache's key of {@code id} under limits whose {@link #denialSuffix} is
+	 * given.
+	 */
+	String denial(String id, String limitsSuffix) {
+		return denialPrefix(id).concat(limitsSuffix);
+	}
+
+	/**
+	 * Returns what the denial cache's keys under {@code limits} end with: every limit, named.
+	 */
+	static String denialSuffix(List<RateLimit> limits) {
+		StringBuilder builder = new StringBuilder();
 		for (RateLimit limit : limits) {
 			builder.append(limit.limit()).append('/').append(limit.window().toNanos()).append('/')
 				.append(limit.burst()).append('\u0000');

@@ -58,6 +58,12 @@ public final class RedisRateLimiter implements RateLimiter {
 	/** How long a refused key stays blocked; {@code null} for a limiter that blocks no key. */
 	private final @Nullable BlockPolicy block;
 
+	/** The block policy's script arguments, after the limits'; empty for a limiter that blocks no key. */
+	private final List<String> blockArgs;
+
+	/** The lists of limits the limiter has met, checked and turned into script arguments once. */
+	final PreparedLimits prepared;
+
 	private RedisRateLimiter(Builder builder) {
 		this.algorithm = builder.algorithm;
 		this.scripts = RedisScripts.of(builder.algorithm);
@@ -68,6 +74,8 @@ public final class RedisRateLimiter implements RateLimiter {
 		this.fallback = builder.fallback;
 		this.denialCache = builder.denialCache;
 		this.block = null;
+		this.blockArgs = List.of();
+		this.prepared = new PreparedLimits(builder.algorithm);
 	}
 
 	/** A limiter like {@code limiter} that blocks refused keys: its keys always carry a hash tag. */
@@ -81,6 +89,9 @@ public final class RedisRateLimiter implements RateLimiter {
 		this.fallback = limiter.fallback;
 		this.denialCache = limiter.denialCache;
 		this.block = block;
+		this.blockArgs = List.of(Long.toString(micros(block.blockFor())), Double.toString(block.multiplier()),
+				Long.toString(micros(block.max())));
+		this.prepared = limiter.prepared;
 	}
 
 	/**
@@ -182,33 +193,47 @@ public final class RedisRateLimiter implements RateLimiter {
 	private CompletableFuture<List<RateLimitDecision>> decide(String key, List<RateLimit> limits, long permits,
 			boolean async, boolean peek) {
 		Assert.notNull(key, "key must not be null");
-		this.algorithm.check(limits, permits);
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, permits);
 		LocalDenialCache denials = this.denialCache;
 		if (denials == null) {
-			return fromRedis(key, limits, permits, async, peek, null);
+			return fromRedis(key, limits, prepared, permits, async, peek, null);
 		}
-		String denialKey = this.keys.denial(key, limits);
+		String denialKey = this.keys.denial(key, prepared.denialSuffix());
 		if (!async) {
 			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
 			return (cached != null) ? CompletableFuture.completedFuture(cached)
-					: fromRedis(key, limits, permits, denials, denialKey, false, peek);
+					: fromRedis(key, limits, prepared, permits, denials, denialKey, false, peek);
 		}
 		return denials.lookupAsync(denialKey, permits)
 			.thenCompose((cached) -> (cached != null) ? CompletableFuture.completedFuture(cached)
-					: fromRedis(key, limits, permits, denials, denialKey, true, peek));
+					: fromRedis(key, limits, prepared, permits, denials, denialKey, true, peek));
 	}
 
-	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
-			LocalDenialCache denials, String denialKey, boolean async, boolean peek) {
+	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits,
+			PreparedLimits.Prepared prepared, long permits, LocalDenialCache denials, String denialKey, boolean async, boolean peek) {
 		long sentAt = denials.now();
 		// a rejection of Redis's is remembered (a fallback's is not Redis's); then, whatever the outcome, the
 		// callers waiting for this call are released, to read what was remembered or to ask Redis themselves
-		return fromRedis(key, limits, permits, async, peek, (decisions) -> {
-			if (decisions.stream().anyMatch((decision) -> !decision.allowed())) {
-				denials.remember(denialKey, permits, sentAt, decisions);
+		Consumer<List<RateLimitDecision>> answered = (decisions) -> {
+			for (RateLimitDecision decision : decisions) {
+				if (!decision.allowed()) {
+					denials.remember(denialKey, permits, sentAt, decisions);
+					break;
+				}
 			}
 			denials.observe(denialKey, sentAt, decisions);
-		}).whenComplete((decisions, failure) -> denials.settle(denialKey));
+		};
+		if (!async) {
+			// every stage is complete when it returns
+			try {
+				return fromRedis(key, limits, prepared, permits, false, peek, answered);
+			}
+			finally {
+				denials.settle(denialKey);
+			}
+		}
+		return fromRedis(key, limits, prepared, permits, true, peek, answered)
+			.whenComplete((decisions, failure) -> denials.settle(denialKey));
 	}
 
 	/**
@@ -216,62 +241,72 @@ public final class RedisRateLimiter implements RateLimiter {
 	 * @param peek whether to only tell what a call would be told (a check), charging nothing
 	 * @param answered told of Redis's answers, not of the fallback's
 	 */
-	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits, long permits,
-			boolean async, boolean peek, @Nullable Consumer<List<RateLimitDecision>> answered) {
+	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits,
+			PreparedLimits.Prepared prepared, long permits, boolean async, boolean peek, @Nullable Consumer<List<RateLimitDecision>> answered) {
 		CircuitBreaker breaker = this.circuitBreaker;
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return unavailable(key, limits, permits, peek, null);
 		}
 		List<String> redisKeys = scriptKeys(key, limits);
 		// negative permits: the script tells what a call for that many would be told, and charges nothing
-		List<String> args = scriptArgs(limits, peek ? -permits : permits, true);
-		CompletableFuture<List<?>> reply;
-		if (async) {
+		List<String> args = scriptArgs(prepared, peek ? -permits : permits, true);
+		if (!async) {
+			// the same steps as below, without a future per step
+			List<?> answer;
 			try {
-				reply = this.runner.runAsync(script(), redisKeys, args);
-			}
-			catch (RuntimeException ex) {
-				reply = CompletableFuture.failedFuture(ex);
-			}
-		}
-		else {
-			try {
-				reply = CompletableFuture.completedFuture(this.runner.run(script(), redisKeys, args));
+				answer = this.runner.run(script(), redisKeys, args);
 			}
 			catch (RuntimeException | Error ex) {
-				reply = CompletableFuture.failedFuture(ex);
+				return onReply(null, ex, key, limits, permits, peek, answered);
 			}
+			return onReply(answer, null, key, limits, permits, peek, answered);
 		}
-		return reply.handle((answer, failure) -> {
-			// the breaker hears of every call it let through, errors too, or a probe would never report back
-			if (failure != null) {
-				Throwable cause = unwrap(failure);
-				if (breaker != null) {
-					breaker.onFailure(cause);
-				}
-				if (cause instanceof Error error) {
-					throw error;
-				}
-				return unavailable(key, limits, permits, peek, (RuntimeException) cause);
-			}
-			List<RateLimitDecision> decisions;
-			try {
-				decisions = RedisScripts.decisions(answer, limits);
-			}
-			catch (RuntimeException ex) {
-				if (breaker != null) {
-					breaker.onFailure(ex);
-				}
-				return unavailable(key, limits, permits, peek, ex);
-			}
+		CompletableFuture<List<?>> reply;
+		try {
+			reply = this.runner.runAsync(script(), redisKeys, args);
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return reply.handle((answer, failure) -> onReply(answer, failure, key, limits, permits, peek, answered))
+			.thenCompose(Function.identity());
+	}
+
+	/**
+	 * What a call Redis answered (or failed) is told; the breaker hears of every call it let through,
+	 * errors too, or a probe would never report back.
+	 */
+	private CompletableFuture<List<RateLimitDecision>> onReply(@Nullable List<?> answer, @Nullable Throwable failure,
+			String key, List<RateLimit> limits, long permits, boolean peek,
+			@Nullable Consumer<List<RateLimitDecision>> answered) {
+		CircuitBreaker breaker = this.circuitBreaker;
+		if (failure != null) {
+			Throwable cause = unwrap(failure);
 			if (breaker != null) {
-				breaker.onSuccess();
+				breaker.onFailure(cause);
 			}
-			if (answered != null) {
-				answered.accept(decisions);
+			if (cause instanceof Error error) {
+				throw error;
 			}
-			return CompletableFuture.completedFuture(decisions);
-		}).thenCompose(Function.identity());
+			return unavailable(key, limits, permits, peek, (RuntimeException) cause);
+		}
+		List<RateLimitDecision> decisions;
+		try {
+			decisions = RedisScripts.decisions(answer, limits);
+		}
+		catch (RuntimeException ex) {
+			if (breaker != null) {
+				breaker.onFailure(ex);
+			}
+			return unavailable(key, limits, permits, peek, ex);
+		}
+		if (breaker != null) {
+			breaker.onSuccess();
+		}
+		if (answered != null) {
+			answered.accept(decisions);
+		}
+		return CompletableFuture.completedFuture(decisions);
 	}
 
 	/**
@@ -288,10 +323,10 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
 		Assert.notNull(key, "key must not be null");
-		this.algorithm.check(limits, 1);
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
 		try {
 			// negative permits: the script tells what a call for one would be told, and writes nothing
-			return read(key, limits, -1);
+			return read(key, limits, prepared, -1);
 		}
 		catch (RuntimeException ex) {
 			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
@@ -310,10 +345,10 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
 		Assert.notNull(key, "key must not be null");
-		this.algorithm.check(limits, 1);
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
 		CompletableFuture<List<?>> reply;
 		try {
-			reply = this.runner.runAsync(script(), scriptKeys(key, limits), scriptArgs(limits, -1, false));
+			reply = this.runner.runAsync(script(), scriptKeys(key, limits), scriptArgs(prepared, -1, false));
 		}
 		catch (RuntimeException ex) {
 			reply = CompletableFuture.failedFuture(ex);
@@ -339,7 +374,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public long reset(String key, List<RateLimit> limits) {
 		Assert.notNull(key, "key must not be null");
-		this.algorithm.check(limits, 1);
+		this.prepared.of(limits, 1);
 		forgetDenials(key);
 		try {
 			return RedisScripts.number(this.runner.run(RedisScripts.RESET, this.keys.forLimits(key, limits), List.of()), 0);
@@ -365,8 +400,9 @@ public final class RedisRateLimiter implements RateLimiter {
 		return this.keys.single(id);
 	}
 
-	private List<RateLimitDecision> read(String key, List<RateLimit> limits, long permits) {
-		List<?> reply = this.runner.run(script(), scriptKeys(key, limits), scriptArgs(limits, permits, false));
+	private List<RateLimitDecision> read(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared,
+			long permits) {
+		List<?> reply = this.runner.run(script(), scriptKeys(key, limits), scriptArgs(prepared, permits, false));
 		return RedisScripts.decisions(reply, limits);
 	}
 
@@ -390,15 +426,13 @@ public final class RedisRateLimiter implements RateLimiter {
 	 * The arguments a script call takes: a blocking limiter's end with its policy's, and whether a refusal
 	 * starts a block ({@code blocks}, for decisions and checks; not for reading the state).
 	 */
-	private List<String> scriptArgs(List<RateLimit> limits, long permits, boolean blocks) {
-		List<String> args = RedisScripts.args(this.algorithm, this.clock, limits, permits);
-		BlockPolicy policy = this.block;
-		if (policy != null) {
-			args.add(Long.toString(micros(policy.blockFor())));
-			args.add(Double.toString(policy.multiplier()));
-			args.add(Long.toString(micros(policy.max())));
-			args.add(blocks ? "1" : "0");
+	private List<String> scriptArgs(PreparedLimits.Prepared prepared, long permits, boolean blocks) {
+		if (this.block == null) {
+			return RedisScripts.args(this.clock, permits, prepared.args(), 0);
 		}
+		List<String> args = RedisScripts.args(this.clock, permits, prepared.args(), this.blockArgs.size() + 1);
+		args.addAll(this.blockArgs);
+		args.add(blocks ? "1" : "0");
 		return args;
 	}
 

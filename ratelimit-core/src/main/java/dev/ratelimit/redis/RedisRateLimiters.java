@@ -72,7 +72,7 @@ public final class RedisRateLimiters {
 		Assert.notEmpty(calls, "calls must not be empty");
 		for (Call call : calls) {
 			Assert.notNull(call.key(), "key must not be null");
-			call.limiter().algorithm().check(call.limits(), call.permits());
+			call.limiter().prepared.of(call.limits(), call.permits());
 		}
 		RedisRateLimiter first = calls.get(0).limiter();
 		LocalDenialCache denials = first.denialCache;
@@ -161,8 +161,8 @@ public final class RedisRateLimiters {
 		args.add(Integer.toString(calls.size()));
 		for (Call call : calls) {
 			List<String> ownKeys = call.limiter().keys.forLimits(call.key(), call.limits());
-			List<String> ownArgs = RedisScripts.args(call.limiter().algorithm(), call.limiter().clock, call.limits(),
-					call.permits());
+			List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.permits(),
+					call.limiter().prepared.of(call.limits(), call.permits()).args(), 0);
 			args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
 			args.add(Integer.toString(ownKeys.size()));
 			args.add(Integer.toString(ownArgs.size()));

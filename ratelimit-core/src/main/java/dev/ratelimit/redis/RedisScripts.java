@@ -115,19 +115,14 @@ final class RedisScripts {
 
 	/**
 	 * Returns the arguments of a call: now (or "" for the server's time), the permits, then limit,
-	 * window in µs and burst of every limit.
+	 * window in µs and burst of every limit ({@link PreparedLimits.Prepared#args()}), with room for
+	 * {@code more}.
 	 */
-	static List<String> args(Algorithm algorithm, @Nullable Clock clock, List<RateLimit> limits, long permits) {
-		List<String> args = new ArrayList<>(2 + 3 * limits.size());
+	static List<String> args(@Nullable Clock clock, long permits, List<String> limitArgs, int more) {
+		List<String> args = new ArrayList<>(2 + limitArgs.size() + more);
 		args.add(now(clock));
-		args.add(Long.toString(permits));
-		for (RateLimit limit : limits) {
-			// the token bucket and GCRA count in the rate only: long windows in coarser units (see rateScale)
-			long scale = algorithm.rateScale(limit);
-			args.add(Long.toString(limit.limit() / scale));
-			args.add(Long.toString(limit.windowMicros() / scale));
-			args.add(Long.toString(limit.burst()));
-		}
+		args.add((permits == 1) ? "1" : Long.toString(permits));
+		args.addAll(limitArgs);
 		return args;
 	}
 
