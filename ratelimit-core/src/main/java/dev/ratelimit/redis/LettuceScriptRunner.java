@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisCommandExecutionException;
@@ -43,6 +44,12 @@ import org.springframework.util.Assert;
  */
 public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecycle, AutoCloseable {
 
+	/** How often the beat on the connection's event loop runs, when the loop is free to. */
+	private static final long BEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+	/** How late a beat may be without counting as a stall: a timer's ordinary jitter. */
+	private static final long JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
 	/** Ends the asynchronous calls Redis is late to answer; one daemon thread for every runner. */
 	private static final ScheduledThreadPoolExecutor TIMER = timer();
 
@@ -60,6 +67,16 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	 * threads (a flood answered from the denial cache, say) makes a decision late, never a failure.
 	 */
 	private volatile @Nullable EventExecutor ioLoop;
+
+	/**
+	 * Time the connection's event loop could not run its tasks (beyond the beat), summed up by a beat
+	 * task on the loop: how long this JVM kept the loop from a CPU, for the timeouts to leave out.
+	 */
+	private final AtomicLong stalledNanos = new AtomicLong();
+
+	private volatile long lastBeat;
+
+	private volatile @Nullable ScheduledFuture<?> beat;
 
 	private volatile boolean running;
 
@@ -125,9 +142,10 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	@Override
 	public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
 		long deadline = System.nanoTime() + this.timeoutNanos;
-		Connected connected = await(connect(), deadline, null);
+		Connected connected = await(connect(), deadline, null, 0);
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
+		long stalledAtSend = stallClock();
 		try {
 			RedisFuture<List<?>> evalsha = connected.commands()
 				.evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes);
@@ -135,7 +153,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 				// until a reply has told the connection's event loop
 				evalsha.whenComplete((reply, failure) -> learnLoop());
 			}
-			return await(evalsha, deadline, connected);
+			return await(evalsha, deadline, connected, stalledAtSend);
 		}
 		catch (RedisSystemException ex) {
 			if (!(ex.getCause() instanceof RedisNoScriptException)) {
@@ -144,7 +162,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			// a restarted or new server: EVAL sends the script, and later EVALSHA calls find it
 			byte[] body = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
 			return await(connected.commands().eval(body, ScriptOutputType.MULTI, keyBytes, argBytes), deadline,
-					connected);
+					connected, stalledAtSend);
 		}
 	}
 
@@ -155,7 +173,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		CompletableFuture<List<?>> answer = new CompletableFuture<>();
 		AtomicReference<@Nullable RedisFuture<?>> sent = new AtomicReference<>();
 		AtomicReference<@Nullable ScheduledFuture<?>> timer = new AtomicReference<>();
-		expireLater(answer, timer, this.timeoutNanos, System.nanoTime() + patienceNanos(), () -> {
+		long deadline = System.nanoTime() + this.timeoutNanos;
+		expireLater(answer, timer, deadline, stallClock(), deadline, () -> {
 			if (answer.completeExceptionally(
 					new QueryTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms"))) {
 				RedisFuture<?> command = sent.get();
@@ -218,28 +237,25 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	}
 
 	/**
-	 * Declares a timeout for an asynchronous call when Redis has not answered after {@code delayNanos},
-	 * judged on the connection's event loop after the replies it has yet to read. When that loop was
-	 * itself kept from a CPU (a quarter of the timeout or more to get to the verdict), the command may
-	 * have been written only just now: Redis is given the timeout again from then, up to {@code giveUpAt}.
+	 * Declares a timeout for an asynchronous call at {@code at}, unless Redis has answered: judged on the
+	 * connection's event loop after the replies it has yet to read. The call's {@code deadline} moves by
+	 * the time that loop was kept from a CPU since the call was sent ({@code stalledAtSend} is the
+	 * {@link #stallClock()} then), up to {@link #patienceNanos()} past it: then it is judged again.
 	 */
 	private void expireLater(CompletableFuture<?> answer, AtomicReference<@Nullable ScheduledFuture<?>> timer,
-			long delayNanos, long giveUpAt, Runnable verdict) {
-		timer.set(TIMER.schedule(() -> {
-			long fired = System.nanoTime();
-			afterPendingReads(() -> {
-				if (answer.isDone()) {
-					return;
-				}
-				long now = System.nanoTime();
-				if (now - fired >= this.timeoutNanos / 4 && giveUpAt - now > 0) {
-					expireLater(answer, timer, Math.min(this.timeoutNanos, giveUpAt - now), giveUpAt, verdict);
-				}
-				else {
-					verdict.run();
-				}
-			});
-		}, delayNanos, TimeUnit.NANOSECONDS));
+			long deadline, long stalledAtSend, long at, Runnable verdict) {
+		timer.set(TIMER.schedule(() -> afterPendingReads(() -> {
+			if (answer.isDone()) {
+				return;
+			}
+			long until = Math.min(deadline + (stallClock() - stalledAtSend), deadline + patienceNanos());
+			if (until - System.nanoTime() > 0) {
+				expireLater(answer, timer, deadline, stalledAtSend, until, verdict);
+			}
+			else {
+				verdict.run();
+			}
+		}), Math.max(at - System.nanoTime(), 0), TimeUnit.NANOSECONDS));
 		if (answer.isDone()) {
 			// answered while this was being scheduled
 			timer.get().cancel(false);
@@ -285,14 +301,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		return new Connected(redisConnection, commands);
 	}
 
-	private <T> T await(CompletableFuture<T> future, long deadline, @Nullable Connected connected) {
+	private <T> T await(CompletableFuture<T> future, long deadline, @Nullable Connected connected, long stalledAtSend) {
 		try {
 			return future.get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			if (future instanceof RedisFuture<?> && answeredAfterPendingReads(future, deadline)) {
-				// the reply had come, and the I/O thread had not read it yet
-				return await(future, System.nanoTime(), connected);
+			if (future instanceof RedisFuture<?> && answeredAfterPendingReads(future, deadline, stalledAtSend)) {
+				// the reply had come, and the I/O thread had not read it yet, or it came in the time given back
+				return await(future, System.nanoTime(), connected, stalledAtSend);
 			}
 			if (future instanceof RedisFuture<?>) {
 				future.cancel(true);
@@ -320,6 +336,33 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		EventExecutor current = ThreadExecutorMap.currentExecutor();
 		if (current != null && current != this.ioLoop) {
 			this.ioLoop = current;
+			startBeat(current);
+		}
+	}
+
+	/**
+	 * Starts the beat on {@code loop}, which sums up the time the loop could not run its tasks, in place of
+	 * the beat of an earlier connection's loop.
+	 */
+	private synchronized void startBeat(EventExecutor loop) {
+		ScheduledFuture<?> previous = this.beat;
+		if (previous != null) {
+			previous.cancel(false);
+		}
+		this.lastBeat = System.nanoTime();
+		try {
+			this.beat = loop.scheduleAtFixedRate(() -> {
+				long now = System.nanoTime();
+				long late = now - this.lastBeat - BEAT_NANOS;
+				if (late > JITTER_NANOS) {
+					this.stalledNanos.addAndGet(late);
+				}
+				this.lastBeat = now;
+			}, BEAT_NANOS, BEAT_NANOS, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// shutting down
+			this.beat = null;
 		}
 	}
 
@@ -343,23 +386,22 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 
 	/**
 	 * Waits for the connection's event loop to read what has arrived, then tells whether the command was
-	 * answered. A loop that is not starved runs the check at once, and a command it has not seen
-	 * answered is late. A loop that other threads of this JVM keep from a CPU (a quarter of the timeout
-	 * or more to run the check) may have written the command only just now: Redis is then given the
-	 * timeout again, and so on, up to ten timeouts (at least a second) after the first deadline, so that
-	 * a starved client makes a late decision, not a failure that was not Redis's.
+	 * answered. When that loop was kept from a CPU after the command was sent (by other threads of this
+	 * JVM: {@code stalledAtSend} is the {@link #stallClock()} then), the command may have been written,
+	 * or its reply read, that much later: the deadline moves by that time, up to
+	 * {@link #patienceNanos()} past it, so that a starved client makes a late decision, not a failure
+	 * that was not Redis's. A loop that was not starved judges at once.
 	 */
-	private boolean answeredAfterPendingReads(CompletableFuture<?> command, long deadline) {
+	private boolean answeredAfterPendingReads(CompletableFuture<?> command, long deadline, long stalledAtSend) {
 		long giveUpAt = deadline + patienceNanos();
 		while (true) {
 			EventExecutor loop = this.ioLoop;
 			if (loop == null || loop.inEventLoop() || loop.isShuttingDown()) {
 				return command.isDone();
 			}
-			long asked = System.nanoTime();
 			try {
 				loop.submit(() -> {
-				}).await(Math.max(giveUpAt - asked, 0), TimeUnit.NANOSECONDS);
+				}).await(Math.max(giveUpAt - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
 			}
 			catch (RejectedExecutionException ex) {
 				// shutting down: nothing more will be read
@@ -369,19 +411,20 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 				Thread.currentThread().interrupt();
 				return command.isDone();
 			}
-			long now = System.nanoTime();
 			if (command.isDone()) {
 				return true;
 			}
-			if (now - asked < this.timeoutNanos / 4 || giveUpAt - now <= 0) {
+			long until = Math.min(deadline + (stallClock() - stalledAtSend), giveUpAt);
+			long left = until - System.nanoTime();
+			if (left <= 0) {
 				return false;
 			}
 			try {
-				command.get(Math.min(this.timeoutNanos, giveUpAt - now), TimeUnit.NANOSECONDS);
+				command.get(left, TimeUnit.NANOSECONDS);
 				return true;
 			}
 			catch (TimeoutException ex) {
-				// check the loop again: still starved, or Redis late
+				// judged again: the loop may have been starved meanwhile
 			}
 			catch (ExecutionException ex) {
 				return true;
@@ -393,8 +436,20 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		}
 	}
 
-	private <T> T await(RedisFuture<T> future, long deadline, Connected connected) {
-		return await(future.toCompletableFuture(), deadline, connected);
+	/**
+	 * Returns the time the connection's event loop has been kept from running its tasks so far (the
+	 * beats it missed, and the one it is late for now), in ns; 0 until the loop is known.
+	 */
+	long stallClock() {
+		if (this.beat == null) {
+			return this.stalledNanos.get();
+		}
+		long late = System.nanoTime() - this.lastBeat - BEAT_NANOS;
+		return this.stalledNanos.get() + ((late > JITTER_NANOS) ? late : 0);
+	}
+
+	private <T> T await(RedisFuture<T> future, long deadline, Connected connected, long stalledAtSend) {
+		return await(future.toCompletableFuture(), deadline, connected, stalledAtSend);
 	}
 
 	private RuntimeException translate(Throwable cause, @Nullable Connected connected) {
@@ -428,6 +483,11 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	 */
 	@Override
 	public void close() {
+		ScheduledFuture<?> running = this.beat;
+		if (running != null) {
+			running.cancel(false);
+			this.beat = null;
+		}
 		CompletableFuture<Connected> current = this.connection;
 		this.connection = null;
 		if (current != null) {
