@@ -39,7 +39,8 @@ import org.springframework.util.Assert;
  * whatever the client's command timeout and whether Redis is down, refusing connections or silently
  * not answering. The timeout measures Redis: time this JVM's own threads kept the connection's I/O
  * thread from a CPU after a command was sent is added to its deadline (up to ten timeouts, at least a
- * second, in all), so that a starved application makes late decisions, not failures. The connection is opened in the background when the application context starts it
+ * second, in all), so that a starved application makes late decisions, not failures. The connection
+ * is opened in the background when the application context starts it
  * (a {@link SmartLifecycle}), or else on the first call: no caller ever waits for a connect beyond the
  * timeout. Standalone, Sentinel and Cluster connections alike. {@link #runAsync} holds no thread while
  * Redis answers: its future completes on Lettuce's I/O thread, or on a timer thread when Redis is late.

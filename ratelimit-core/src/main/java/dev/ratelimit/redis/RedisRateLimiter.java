@@ -210,7 +210,8 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits,
-			PreparedLimits.Prepared prepared, long permits, LocalDenialCache denials, String denialKey, boolean async, boolean peek) {
+			PreparedLimits.Prepared prepared, long permits, LocalDenialCache denials, String denialKey, boolean async,
+			boolean peek) {
 		long sentAt = denials.now();
 		// a rejection of Redis's is remembered (a fallback's is not Redis's); then, whatever the outcome, the
 		// callers waiting for this call are released, to read what was remembered or to ask Redis themselves
@@ -242,7 +243,8 @@ public final class RedisRateLimiter implements RateLimiter {
 	 * @param answered told of Redis's answers, not of the fallback's
 	 */
 	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits,
-			PreparedLimits.Prepared prepared, long permits, boolean async, boolean peek, @Nullable Consumer<List<RateLimitDecision>> answered) {
+			PreparedLimits.Prepared prepared, long permits, boolean async, boolean peek,
+			@Nullable Consumer<List<RateLimitDecision>> answered) {
 		CircuitBreaker breaker = this.circuitBreaker;
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return unavailable(key, limits, permits, peek, null);
