@@ -70,16 +70,17 @@ public final class RedisRateLimiters {
 
 	private static CompletableFuture<List<List<RateLimitDecision>>> together(List<Call> calls, boolean async) {
 		Assert.notEmpty(calls, "calls must not be empty");
+		List<PreparedLimits.Prepared> prepared = new ArrayList<>(calls.size());
 		for (Call call : calls) {
 			Assert.notNull(call.key(), "key must not be null");
-			call.limiter().prepared.of(call.limits(), call.permits());
+			prepared.add(call.limiter().prepared.of(call.limits(), call.permits()));
 		}
 		RedisRateLimiter first = calls.get(0).limiter();
 		LocalDenialCache denials = first.denialCache;
 		if (denials == null) {
-			return decide(first, calls, async);
+			return decide(first, calls, prepared, async);
 		}
-		String firstDenialKey = first.keys.denial(calls.get(0).key(), calls.get(0).limits());
+		String firstDenialKey = first.keys.denial(calls.get(0).key(), prepared.get(0).denialSuffix());
 		long firstPermits = calls.get(0).permits();
 		CompletableFuture<@Nullable List<RateLimitDecision>> cached = async
 				? denials.lookupAsync(firstDenialKey, firstPermits)
@@ -89,14 +90,16 @@ public final class RedisRateLimiters {
 				return CompletableFuture.completedFuture(List.of(remembered));
 			}
 			long sentAt = denials.now();
-			return decide(first, calls, async).whenComplete((decisions, failure) -> {
+			return decide(first, calls, prepared, async).whenComplete((decisions, failure) -> {
 				if (decisions != null) {
 					denials.observe(firstDenialKey, sentAt, decisions.get(0));
 					List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
 					if (last.stream().anyMatch((decision) -> !decision.allowed())) {
 						// the call that was refused is refused from memory until it could be granted
 						Call refused = calls.get(decisions.size() - 1);
-						denials.remember(refused.limiter().keys.denial(refused.key(), refused.limits()),
+						String refusedKey = refused.limiter().keys.denial(refused.key(),
+								prepared.get(decisions.size() - 1).denialSuffix());
+						denials.remember(refusedKey,
 								refused.permits(), sentAt, last);
 					}
 				}
@@ -107,7 +110,7 @@ public final class RedisRateLimiters {
 	}
 
 	private static CompletableFuture<List<List<RateLimitDecision>>> decide(RedisRateLimiter first, List<Call> calls,
-			boolean async) {
+			List<PreparedLimits.Prepared> prepared, boolean async) {
 		CircuitBreaker breaker = first.circuitBreaker;
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return CompletableFuture.failedFuture(
@@ -115,7 +118,7 @@ public final class RedisRateLimiters {
 		}
 		CompletableFuture<List<?>> reply;
 		try {
-			reply = run(calls, async);
+			reply = run(calls, prepared, async);
 		}
 		catch (RuntimeException ex) {
 			reply = CompletableFuture.failedFuture(ex);
@@ -154,15 +157,16 @@ public final class RedisRateLimiters {
 		return reply;
 	}
 
-	private static CompletableFuture<List<?>> run(List<Call> calls, boolean async) {
+	private static CompletableFuture<List<?>> run(List<Call> calls, List<PreparedLimits.Prepared> prepared,
+			boolean async) {
 		List<String> keys = new ArrayList<>();
 		List<String> args = new ArrayList<>();
 		List<String> callArgs = new ArrayList<>();
 		args.add(Integer.toString(calls.size()));
-		for (Call call : calls) {
+		for (int c = 0; c < calls.size(); c++) {
+			Call call = calls.get(c);
 			List<String> ownKeys = call.limiter().keys.forLimits(call.key(), call.limits());
-			List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.permits(),
-					call.limiter().prepared.of(call.limits(), call.permits()).args(), 0);
+			List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.permits(), prepared.get(c).args(), 0);
 			args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
 			args.add(Integer.toString(ownKeys.size()));
 			args.add(Integer.toString(ownArgs.size()));
