@@ -2,6 +2,8 @@ package dev.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -10,8 +12,10 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
@@ -19,6 +23,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.concurrent.EventExecutor;
@@ -53,6 +58,18 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	/** How late a beat may be without counting as a stall: a timer's ordinary jitter. */
 	private static final long JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+	/** The most calls one batch carries. */
+	private static final int MAX_BATCH = 128;
+
+	/** The decimal digits of small numbers, as a batch's arguments take them. */
+	private static final byte[][] NUMBERS = new byte[1024][];
+
+	static {
+		for (int i = 0; i < NUMBERS.length; i++) {
+			NUMBERS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+		}
+	}
+
 	/** Ends the asynchronous calls Redis is late to answer; one daemon thread for every runner. */
 	private static final ScheduledThreadPoolExecutor TIMER = timer();
 
@@ -83,17 +100,49 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 
 	private volatile boolean running;
 
+	private final boolean batching;
+
+	/** With batching on a standalone or Sentinel Redis, the one lane. */
+	private final @Nullable Lane lane;
+
+	/** With batching on a Redis Cluster, a lane per hash slot, each made when first used. */
+	private final @Nullable AtomicReferenceArray<Lane> slotLanes;
+
 	/**
-	 * Creates a runner; it connects when started, or on its first call. Outside an application context,
-	 * call {@link #start()} so that the first decisions need not wait for the connection.
+	 * Creates a runner that sends every call as a command of its own; it connects when started, or on
+	 * its first call. Outside an application context, call {@link #start()} so that the first decisions
+	 * need not wait for the connection.
 	 * @param connectionFactory the application's Lettuce connection factory
 	 * @param timeout how long a script may take, connecting included; positive
 	 */
 	public LettuceScriptRunner(LettuceConnectionFactory connectionFactory, Duration timeout) {
+		this(connectionFactory, timeout, false);
+	}
+
+	/**
+	 * Creates a runner; it connects when started, or on its first call. Outside an application context,
+	 * call {@link #start()} so that the first decisions need not wait for the connection.
+	 * <p>
+	 * With {@code batching}, a call that finds the limiter's previous command still waiting for Redis
+	 * (on a Cluster: the previous command for its hash slot) waits for that command's reply, and then
+	 * goes out with every other call that waited, in one {@code EVALSHA} of a script that decides each
+	 * call on its own, as if it had been sent alone. A call that finds no command in flight goes out at
+	 * once, as without batching. A busy application pays Redis far less per decision; each call keeps
+	 * its own keys, all-or-nothing, reply, errors and timeout, which counts from the call, waiting
+	 * included.
+	 * @param connectionFactory the application's Lettuce connection factory
+	 * @param timeout how long a script may take, connecting and waiting for a batch included; positive
+	 * @param batching whether calls made while a command is in flight travel together
+	 */
+	public LettuceScriptRunner(LettuceConnectionFactory connectionFactory, Duration timeout, boolean batching) {
 		Assert.isTrue(timeout != null && !timeout.isNegative() && !timeout.isZero(), () -> "timeout must be positive, but was " + timeout);
 		this.connectionFactory = connectionFactory;
 		this.timeout = timeout;
 		this.timeoutNanos = timeout.toNanos();
+		this.batching = batching;
+		boolean cluster = connectionFactory.isClusterAware();
+		this.lane = (batching && !cluster) ? new Lane() : null;
+		this.slotLanes = (batching && cluster) ? new AtomicReferenceArray<>(SlotHash.SLOT_COUNT) : null;
 	}
 
 	/**
@@ -144,6 +193,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 
 	@Override
 	public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
+		int index = this.batching ? RedisScripts.batchIndex(script) : 0;
+		if (index > 0) {
+			Call call = new Call(index, script, bytes(keys), bytes(args));
+			long deadline = System.nanoTime() + this.timeoutNanos;
+			long stalledAtSend = stallClock();
+			lane(call).offer(call);
+			return awaitCall(call, deadline, stalledAtSend);
+		}
 		long deadline = System.nanoTime() + this.timeoutNanos;
 		Connected connected = await(connect(), deadline, null, 0);
 		byte[][] keyBytes = bytes(keys);
@@ -173,13 +230,20 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
-		CompletableFuture<List<?>> answer = new CompletableFuture<>();
+		int index = this.batching ? RedisScripts.batchIndex(script) : 0;
+		Call call = (index > 0) ? new Call(index, script, keyBytes, argBytes) : null;
+		CompletableFuture<List<?>> answer = (call != null) ? call.answer : new CompletableFuture<>();
 		AtomicReference<@Nullable RedisFuture<?>> sent = new AtomicReference<>();
 		AtomicReference<@Nullable ScheduledFuture<?>> timer = new AtomicReference<>();
 		long deadline = System.nanoTime() + this.timeoutNanos;
 		expireLater(answer, timer, deadline, stallClock(), deadline, () -> {
 			if (answer.completeExceptionally(
 					new QueryTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms"))) {
+				if (call != null) {
+					// a batch carries other calls: it is not cancelled for this one
+					call.abandon();
+					return;
+				}
 				RedisFuture<?> command = sent.get();
 				if (command != null) {
 					command.cancel(true);
@@ -192,40 +256,145 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 				pending.cancel(false);
 			}
 		});
+		if (call != null) {
+			lane(call).offer(call);
+			return answer;
+		}
 		connect().whenComplete((connected, failure) -> {
 			if (failure != null) {
 				answer.completeExceptionally(translate(RedisRateLimiter.unwrap(failure), null));
 				return;
 			}
-			RedisFuture<List<?>> evalsha = connected.commands()
-				.evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes);
-			sent.set(evalsha);
-			evalsha.whenComplete((reply, error) -> {
-				learnLoop();
+			evaluate(connected, script, keyBytes, argBytes, sent, (reply, error) -> {
 				if (error == null) {
 					answer.complete(reply);
 				}
-				else if (RedisRateLimiter.unwrap(error) instanceof RedisNoScriptException) {
-					// a restarted or new server: EVAL sends the script, and later EVALSHA calls find it
-					RedisFuture<List<?>> eval = connected.commands()
-						.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), ScriptOutputType.MULTI,
-								keyBytes, argBytes);
-					sent.set(eval);
-					eval.whenComplete((evalReply, evalError) -> {
-						if (evalError == null) {
-							answer.complete(evalReply);
-						}
-						else {
-							answer.completeExceptionally(translate(RedisRateLimiter.unwrap(evalError), connected));
-						}
-					});
-				}
 				else {
-					answer.completeExceptionally(translate(RedisRateLimiter.unwrap(error), connected));
+					answer.completeExceptionally(error);
 				}
 			});
 		});
 		return answer;
+	}
+
+	/**
+	 * Sends a script with {@code EVALSHA}, and with {@code EVAL} when the server does not know it (a
+	 * restarted or new server; later calls find it), and hands its reply or translated failure to
+	 * {@code done} on the connection's event loop.
+	 */
+	private void evaluate(Connected connected, RedisScript<List> script, byte[][] keys, byte[][] args,
+			@Nullable AtomicReference<@Nullable RedisFuture<?>> sent, Reply done) {
+		RedisFuture<List<?>> evalsha = connected.commands()
+			.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args);
+		if (sent != null) {
+			sent.set(evalsha);
+		}
+		evalsha.whenComplete((reply, error) -> {
+			learnLoop();
+			if (error == null) {
+				done.accept(reply, null);
+			}
+			else if (RedisRateLimiter.unwrap(error) instanceof RedisNoScriptException) {
+				RedisFuture<List<?>> eval = connected.commands()
+					.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), ScriptOutputType.MULTI, keys,
+							args);
+				if (sent != null) {
+					sent.set(eval);
+				}
+				eval.whenComplete((evalReply, evalError) -> done.accept(evalReply,
+						(evalError != null) ? translate(RedisRateLimiter.unwrap(evalError), connected) : null));
+			}
+			else {
+				done.accept(null, translate(RedisRateLimiter.unwrap(error), connected));
+			}
+		});
+	}
+
+	/**
+	 * Waits for a batched call's answer until its deadline, moved by the time the connection's event loop
+	 * was starved since the call was made, as {@link #run} waits for a command of its own.
+	 */
+	private List<?> awaitCall(Call call, long deadline, long stalledAtSend) {
+		try {
+			try {
+				return call.answer.get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
+			}
+			catch (TimeoutException ex) {
+				if (!answeredAfterPendingReads(call.answer, deadline, stalledAtSend)) {
+					QueryTimeoutException timedOut = new QueryTimeoutException(
+							"Redis did not answer within " + this.timeout.toMillis() + "ms", ex);
+					if (call.answer.completeExceptionally(timedOut)) {
+						call.abandon();
+					}
+				}
+				return call.answer.get();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			QueryTimeoutException interrupted = new QueryTimeoutException("Interrupted while waiting for Redis", ex);
+			if (call.answer.completeExceptionally(interrupted)) {
+				call.abandon();
+			}
+			throw interrupted;
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException failure) {
+				throw failure;
+			}
+			throw new RedisSystemException("Redis failed to run the rate-limit script: " + ex.getCause(), ex.getCause());
+		}
+	}
+
+	private Lane lane(Call call) {
+		Lane only = this.lane;
+		if (only != null) {
+			return only;
+		}
+		AtomicReferenceArray<Lane> lanes = this.slotLanes;
+		Assert.state(lanes != null, "not batching");
+		int slot = (call.keys.length > 0) ? SlotHash.getSlot(call.keys[0]) : 0;
+		Lane slotLane = lanes.get(slot);
+		if (slotLane == null) {
+			lanes.compareAndSet(slot, null, new Lane());
+			slotLane = lanes.get(slot);
+		}
+		return slotLane;
+	}
+
+	/**
+	 * Sends a flight: a call alone as its own script, several as one {@link RedisScripts#BATCH}. Its lane
+	 * is released when the reply comes, before the calls are answered, so that the next flight is on its
+	 * way to Redis while they are.
+	 */
+	private void send(Flight flight) {
+		for (Call call : flight.calls) {
+			call.flight = flight;
+		}
+		connect().whenComplete((connected, failure) -> {
+			if (failure != null) {
+				flight.fail(translate(RedisRateLimiter.unwrap(failure), null));
+				return;
+			}
+			try {
+				if (flight.calls.size() == 1) {
+					Call call = flight.calls.get(0);
+					evaluate(connected, call.script, call.keys, call.args, null, (reply, error) -> {
+						flight.release();
+						call.settle(reply, error);
+					});
+				}
+				else {
+					evaluate(connected, RedisScripts.BATCH, flight.keys(), flight.args(), null, (reply, error) -> {
+						flight.release();
+						flight.settle(reply, error);
+					});
+				}
+			}
+			catch (RuntimeException ex) {
+				flight.fail(translate(ex, connected));
+			}
+		});
 	}
 
 	private static ScheduledThreadPoolExecutor timer() {
@@ -497,6 +666,213 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			// one still being opened is closed as soon as it is
 			current.thenAccept((connected) -> connected.connection().close());
 		}
+	}
+
+	/** What a command's reply comes to: the reply, or the failure translated. */
+	@FunctionalInterface
+	private interface Reply {
+
+		void accept(@Nullable List<?> reply, @Nullable RuntimeException failure);
+
+	}
+
+	/**
+	 * A batched call: one script's keys and arguments, and the answer its caller waits for.
+	 */
+	private static final class Call {
+
+		final int index;
+
+		final RedisScript<List> script;
+
+		final byte[][] keys;
+
+		final byte[][] args;
+
+		final CompletableFuture<List<?>> answer = new CompletableFuture<>();
+
+		/** The flight that carries it, once sent. */
+		volatile @Nullable Flight flight;
+
+		Call(int index, RedisScript<List> script, byte[][] keys, byte[][] args) {
+			this.index = index;
+			this.script = script;
+			this.keys = keys;
+			this.args = args;
+		}
+
+		void settle(@Nullable List<?> reply, @Nullable RuntimeException failure) {
+			if (failure != null) {
+				this.answer.completeExceptionally(failure);
+			}
+			else {
+				this.answer.complete(reply);
+			}
+		}
+
+		/**
+		 * Called when this call gave up waiting: a flight whose calls all gave up no longer holds its lane,
+		 * so that a Redis that never answers it holds up no later call.
+		 */
+		void abandon() {
+			Flight carrier = this.flight;
+			if (carrier == null) {
+				// still queued: the lane skips it
+				return;
+			}
+			for (Call call : carrier.calls) {
+				if (!call.answer.isDone()) {
+					return;
+				}
+			}
+			carrier.release();
+		}
+
+	}
+
+	/**
+	 * The calls one command carries, and the lane it holds until it is answered.
+	 */
+	private static final class Flight {
+
+		final Lane lane;
+
+		final List<Call> calls;
+
+		private final AtomicBoolean released = new AtomicBoolean();
+
+		Flight(Lane lane, List<Call> calls) {
+			this.lane = lane;
+			this.calls = calls;
+		}
+
+		/** Lets the lane send what waited; once per flight, whatever calls it. */
+		void release() {
+			if (this.released.compareAndSet(false, true)) {
+				this.lane.next();
+			}
+		}
+
+		void fail(RuntimeException failure) {
+			release();
+			for (Call call : this.calls) {
+				call.answer.completeExceptionally(failure);
+			}
+		}
+
+		/** The batch's keys: every call's, in order. */
+		byte[][] keys() {
+			int count = 0;
+			for (Call call : this.calls) {
+				count += call.keys.length;
+			}
+			byte[][] keys = new byte[count][];
+			int at = 0;
+			for (Call call : this.calls) {
+				System.arraycopy(call.keys, 0, keys, at, call.keys.length);
+				at += call.keys.length;
+			}
+			return keys;
+		}
+
+		/** The batch's arguments: their count, each call's script, key and argument counts, its arguments. */
+		byte[][] args() {
+			int n = this.calls.size();
+			int count = 1 + 3 * n;
+			for (Call call : this.calls) {
+				count += call.args.length;
+			}
+			byte[][] args = new byte[count][];
+			args[0] = number(n);
+			int at = 1 + 3 * n;
+			for (int c = 0; c < n; c++) {
+				Call call = this.calls.get(c);
+				args[1 + 3 * c] = number(call.index);
+				args[2 + 3 * c] = number(call.keys.length);
+				args[3 + 3 * c] = number(call.args.length);
+				System.arraycopy(call.args, 0, args, at, call.args.length);
+				at += call.args.length;
+			}
+			return args;
+		}
+
+		/** Hands each call its own reply from the batch's, or the error its script raised. */
+		void settle(@Nullable List<?> reply, @Nullable RuntimeException failure) {
+			if (failure == null && (reply == null || reply.size() != this.calls.size())) {
+				failure = new RedisSystemException("Unexpected reply from the batch script: " + reply, null);
+			}
+			for (int c = 0; c < this.calls.size(); c++) {
+				Call call = this.calls.get(c);
+				if (failure != null) {
+					call.answer.completeExceptionally(failure);
+				}
+				else if (reply.get(c) instanceof List<?> own) {
+					call.answer.complete(own);
+				}
+				else {
+					Object error = reply.get(c);
+					String message = (error instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8)
+							: String.valueOf(error);
+					call.answer.completeExceptionally(new RedisSystemException(
+							"Redis answered the rate-limit script with an error: " + message, null));
+				}
+			}
+		}
+
+		private static byte[] number(int value) {
+			return (value < NUMBERS.length) ? NUMBERS[value] : Integer.toString(value).getBytes(StandardCharsets.US_ASCII);
+		}
+
+	}
+
+	/**
+	 * The calls of one Redis (with batching: of one hash slot on a Cluster) that wait for its command in
+	 * flight.
+	 */
+	private final class Lane {
+
+		private final ArrayDeque<Call> waiting = new ArrayDeque<>();
+
+		private boolean busy;
+
+		/** Sends a call at once when no command is in flight, or else queues it for the next flight. */
+		void offer(Call call) {
+			synchronized (this) {
+				if (this.busy) {
+					this.waiting.add(call);
+					int size = this.waiting.size();
+					if (size >= 1024 && Integer.bitCount(size) == 1) {
+						// a Redis that does not answer: callers give up, and their calls need not be kept
+						this.waiting.removeIf((queued) -> queued.answer.isDone());
+					}
+					return;
+				}
+				this.busy = true;
+			}
+			send(new Flight(this, List.of(call)));
+		}
+
+		/** Sends the calls that waited (those still waited for), or frees the lane when there are none. */
+		void next() {
+			List<Call> calls = null;
+			synchronized (this) {
+				Call call;
+				while ((calls == null || calls.size() < MAX_BATCH) && (call = this.waiting.poll()) != null) {
+					if (!call.answer.isDone()) {
+						if (calls == null) {
+							calls = new ArrayList<>(Math.min(this.waiting.size() + 1, MAX_BATCH));
+						}
+						calls.add(call);
+					}
+				}
+				if (calls == null) {
+					this.busy = false;
+					return;
+				}
+			}
+			send(new Flight(this, calls));
+		}
+
 	}
 
 	private record Connected(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {

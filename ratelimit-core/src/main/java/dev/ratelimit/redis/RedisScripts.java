@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -53,6 +54,21 @@ final class RedisScripts {
 	 */
 	static final RedisScript<List> TOGETHER = together();
 
+	/**
+	 * The scripts a batch may carry, in their order in {@link #BATCH}: every algorithm's script and
+	 * blocking script, {@link #TOGETHER}, {@link #RESET} and {@link #BLOCK_STATE}.
+	 */
+	private static final List<RedisScript<List>> BATCHED = batched();
+
+	/** Each batched script's index in {@link #BATCH} (1-based), by SHA-1. */
+	private static final Map<String, Integer> BATCH_INDEX = batchIndex();
+
+	/**
+	 * Carries the calls of several callers in one script, each decided on its own: every script of
+	 * {@link #BATCHED} as a function {@code script[i]} of its own KEYS and ARGV, then {@code batch.lua}.
+	 */
+	static final RedisScript<List> BATCH = batch();
+
 	private final RedisScript<List> script;
 
 	private final RedisScript<List> blockingScript;
@@ -67,6 +83,42 @@ final class RedisScripts {
 				.append("\nend\n");
 		}
 		return RedisScript.of(script.append(read("together")).toString(), List.class);
+	}
+
+	private static List<RedisScript<List>> batched() {
+		List<RedisScript<List>> scripts = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			scripts.add(TABLE.get(algorithm).script);
+			scripts.add(TABLE.get(algorithm).blockingScript);
+		}
+		scripts.addAll(List.of(TOGETHER, RESET, BLOCK_STATE));
+		return List.copyOf(scripts);
+	}
+
+	private static Map<String, Integer> batchIndex() {
+		Map<String, Integer> index = new HashMap<>();
+		for (int i = 0; i < BATCHED.size(); i++) {
+			index.put(BATCHED.get(i).getSha1(), i + 1);
+		}
+		return Map.copyOf(index);
+	}
+
+	private static RedisScript<List> batch() {
+		StringBuilder script = new StringBuilder("local script = {}\n");
+		for (int i = 0; i < BATCHED.size(); i++) {
+			script.append("script[").append(i + 1).append("] = function(KEYS, ARGV)\n")
+				.append(BATCHED.get(i).getScriptAsString())
+				.append("\nend\n");
+		}
+		return RedisScript.of(script.append(read("batch")).toString(), List.class);
+	}
+
+	/**
+	 * Returns a script's index in {@link #BATCH}, or 0 when a batch cannot carry it.
+	 */
+	static int batchIndex(RedisScript<?> script) {
+		Integer index = BATCH_INDEX.get(script.getSha1());
+		return (index != null) ? index : 0;
 	}
 
 	private RedisScripts(String script, String keySegment) {

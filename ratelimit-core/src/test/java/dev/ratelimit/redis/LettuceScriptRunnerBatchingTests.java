@@ -1,0 +1,233 @@
+package dev.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.testsupport.RedisTestServer;
+
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link LettuceScriptRunner} with batching on a real Redis: calls made while a command is in flight
+ * travel together in one {@code EVALSHA}, and each is still decided, answered and failed on its own.
+ */
+class LettuceScriptRunnerBatchingTests {
+
+	private static final int THREADS = 64;
+
+	private static final int CALLS_PER_THREAD = 50;
+
+	private static final int KEYS = 16;
+
+	private static final long LIMIT = 150;
+
+	private final RedisTestServer redis = RedisTestServer.shared();
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	@AfterEach
+	void close() throws Exception {
+		for (int i = this.resources.size() - 1; i >= 0; i--) {
+			this.resources.get(i).close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void grantsExactlyTheLimitOfEveryKeyUnderConcurrencyInFarFewerScriptCalls(Algorithm algorithm)
+			throws Exception {
+		RedisRateLimiter limiter = limiter(algorithm, runner(Duration.ofSeconds(10)));
+		RateLimit limit = RateLimit.of(LIMIT, Duration.ofMinutes(10));
+		String prefix = UUID.randomUUID().toString();
+		Map<String, AtomicLong> granted = new ConcurrentHashMap<>();
+		long scriptsBefore = this.redis.scriptCalls();
+		CountDownLatch start = new CountDownLatch(1);
+		ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+		try {
+			List<Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				int thread = t;
+				done.add(pool.submit(() -> {
+					start.await();
+					for (int i = 0; i < CALLS_PER_THREAD; i++) {
+						String key = prefix + ":" + ((thread + i) % KEYS);
+						// half the threads wait for their decisions, half take them asynchronously
+						RateLimitDecision decision = (thread % 2 == 0) ? limiter.tryAcquire(key, limit)
+								: limiter.tryAcquireAsync(key, limit).get(10, TimeUnit.SECONDS);
+						if (decision.allowed()) {
+							granted.computeIfAbsent(key, (k) -> new AtomicLong()).incrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> future : done) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		long decisions = (long) THREADS * CALLS_PER_THREAD;
+		// 200 calls per key for a limit of 150: exactly 150 granted on every key
+		assertThat(granted).hasSize(KEYS);
+		assertThat(granted.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(LIMIT));
+		// 64 callers and one command in flight at a time: most calls travel in a batch
+		assertThat(this.redis.scriptCalls() - scriptsBefore).isLessThan(decisions / 2);
+	}
+
+	@Test
+	void answersEachCallOfABatchWithItsOwnReplyOrError() throws Exception {
+		LettuceScriptRunner runner = runner(Duration.ofSeconds(10));
+		String key = "batch-" + UUID.randomUUID();
+		RedisScript<List> fixedWindow = RedisScripts.of(Algorithm.FIXED_WINDOW).script();
+		List<String> tenPerMinute = List.of("", "1", "10", "60000000", "10");
+		runner.run(fixedWindow, List.of(key + ":warm"), tenPerMinute);
+		this.redis.template()
+			.execute((RedisCallback<String>) (connection) -> connection.scriptingCommands()
+				.scriptLoad(RedisScripts.BATCH.getScriptAsString().getBytes(StandardCharsets.UTF_8)));
+		long scriptsBefore = this.redis.scriptCalls();
+		RedisClient client = RedisClient.create(this.redis.url());
+		CompletableFuture<List<?>> first;
+		CompletableFuture<List<?>> broken;
+		List<CompletableFuture<List<?>>> others = new ArrayList<>();
+		try (StatefulRedisConnection<String, String> admin = client.connect()) {
+			// the first call waits in Redis for the pause to end; the others wait for it, then go together
+			admin.sync().clientPause(500);
+			first = runner.runAsync(fixedWindow, List.of(key + ":a"), tenPerMinute);
+			broken = runner.runAsync(fixedWindow, List.of(key + ":b"), List.of("", "1", "ten", "60000000", "10"));
+			for (int i = 0; i < 3; i++) {
+				others.add(runner.runAsync(fixedWindow, List.of(key + ":c"), tenPerMinute));
+			}
+			others.add(runner.runAsync(RedisScripts.of(Algorithm.GCRA).script(), List.of(key + ":d"), tenPerMinute));
+		}
+		finally {
+			client.shutdown();
+		}
+		assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(List.of(1L, 9L, 0L, 60_000_000L));
+		assertThatExceptionOfType(Exception.class).isThrownBy(() -> broken.get(10, TimeUnit.SECONDS))
+			.havingRootCause()
+			.isInstanceOf(RedisSystemException.class)
+			.withMessageContaining("Redis answered the rate-limit script with an error");
+		// each call of the batch was decided on its own, in order
+		assertThat(others.get(0).get(10, TimeUnit.SECONDS).get(1)).isEqualTo(9L);
+		assertThat(others.get(1).get(10, TimeUnit.SECONDS).get(1)).isEqualTo(8L);
+		assertThat(others.get(2).get(10, TimeUnit.SECONDS).get(1)).isEqualTo(7L);
+		assertThat(others.get(3).get(10, TimeUnit.SECONDS)).hasSize(4).first().isEqualTo(1L);
+		// the first call alone, then one batch of five
+		assertThat(this.redis.scriptCalls() - scriptsBefore).isEqualTo(2);
+	}
+
+	@Test
+	void loadsTheBatchScriptWhenTheServerDoesNotKnowIt() throws Exception {
+		LettuceScriptRunner runner = runner(Duration.ofSeconds(10));
+		String key = "batch-noscript-" + UUID.randomUUID();
+		RedisScript<List> tokenBucket = RedisScripts.of(Algorithm.TOKEN_BUCKET).script();
+		List<String> fivePerMinute = List.of("", "1", "5", "60000000", "5");
+		runner.run(tokenBucket, List.of(key + ":warm"), fivePerMinute);
+		this.redis.template().execute((RedisCallback<Object>) (connection) -> {
+			connection.scriptingCommands().scriptFlush();
+			return null;
+		});
+		RedisClient client = RedisClient.create(this.redis.url());
+		List<CompletableFuture<List<?>>> calls = new ArrayList<>();
+		try (StatefulRedisConnection<String, String> admin = client.connect()) {
+			admin.sync().clientPause(300);
+			for (int i = 0; i < 4; i++) {
+				calls.add(runner.runAsync(tokenBucket, List.of(key), fivePerMinute));
+			}
+		}
+		finally {
+			client.shutdown();
+		}
+		List<Object> remaining = new ArrayList<>();
+		for (CompletableFuture<List<?>> call : calls) {
+			remaining.add(call.get(10, TimeUnit.SECONDS).get(1));
+		}
+		assertThat(remaining).containsExactly(4L, 3L, 2L, 1L);
+	}
+
+	@Test
+	void aCallThatWaitsForABatchTimesOutOnItsOwnAndLaterCallsGoThrough() throws Exception {
+		LettuceScriptRunner runner = runner(Duration.ofMillis(200));
+		RedisRateLimiter limiter = limiter(Algorithm.FIXED_WINDOW, runner);
+		RateLimit limit = RateLimit.of(100, Duration.ofMinutes(1));
+		String key = "batch-timeout-" + UUID.randomUUID();
+		// a cold JVM may take longer than 200 ms to open the connection
+		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> limiter.tryAcquire(key, limit).allowed());
+		RedisClient client = RedisClient.create(this.redis.url());
+		try (StatefulRedisConnection<String, String> admin = client.connect()) {
+			admin.sync().clientPause(1_500);
+			List<CompletableFuture<List<?>>> waiting = IntStream.range(0, 3)
+				.mapToObj((i) -> runner.runAsync(RedisScripts.of(Algorithm.FIXED_WINDOW).script(), List.of(key + ":x"),
+						List.of("", "1", "10", "60000000", "10")))
+				.toList();
+			long started = System.nanoTime();
+			assertThatExceptionOfType(QueryTimeoutException.class)
+				.isThrownBy(() -> runner.run(RedisScripts.of(Algorithm.FIXED_WINDOW).script(), List.of(key + ":y"),
+						List.of("", "1", "10", "60000000", "10")));
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+			for (CompletableFuture<List<?>> call : waiting) {
+				assertThatExceptionOfType(Exception.class).isThrownBy(() -> call.get(1, TimeUnit.SECONDS))
+					.havingRootCause()
+					.isInstanceOf(QueryTimeoutException.class);
+			}
+		}
+		finally {
+			client.shutdown();
+		}
+		// once Redis answers again, so does the runner
+		await()
+			.atMost(Duration.ofSeconds(10))
+			.ignoreExceptions()
+			.until(() -> limiter.tryAcquire(key, limit).allowed());
+	}
+
+	private LettuceScriptRunner runner(Duration timeout) {
+		LettuceConnectionFactory factory = this.redis.newConnectionFactory();
+		this.resources.add(factory::destroy);
+		LettuceScriptRunner runner = new LettuceScriptRunner(factory, timeout, true);
+		runner.start();
+		this.resources.add(runner);
+		return runner;
+	}
+
+	private static RedisRateLimiter limiter(Algorithm algorithm, RedisScriptRunner runner) {
+		return RedisRateLimiter.builder(algorithm, runner)
+			.keyPrefix("batching-" + UUID.randomUUID().toString().substring(0, 8))
+			.build();
+	}
+
+}
