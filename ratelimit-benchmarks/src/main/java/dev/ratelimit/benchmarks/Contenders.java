@@ -48,6 +48,16 @@ public final class Contenders {
 	public static final List<String> OURS = List.of("fixed-window", "sliding-window-log", "sliding-window-counter",
 			"token-bucket", "gcra");
 
+	/**
+	 * What a system's name ends with for one of {@link #OURS} with {@code ratelimit.batching.enabled}:
+	 * {@code fixed-window+batching}, say.
+	 */
+	public static final String BATCHING = "+batching";
+
+	/** Our O(1) algorithms with batching, as the steady state compares them. */
+	public static final List<String> OURS_BATCHING = List.of("fixed-window" + BATCHING, "token-bucket" + BATCHING,
+			"gcra" + BATCHING);
+
 	/** The seed article's two limiters. */
 	public static final List<String> SEED = List.of("seed-fixed-window", "seed-sliding-window-log");
 
@@ -86,7 +96,11 @@ public final class Contenders {
 	 */
 	public static Contender create(String name, BenchmarkRedis redis, String[] keys, RateLimit limit) {
 		if (OURS.contains(name)) {
-			return ours(name, redis, keys, limit, new LocalDenialCache(10_000), null);
+			return ours(name, redis, keys, limit, new LocalDenialCache(10_000), null, false);
+		}
+		if (name.endsWith(BATCHING) && OURS.contains(name.substring(0, name.length() - BATCHING.length()))) {
+			return ours(name.substring(0, name.length() - BATCHING.length()), redis, keys, limit,
+					new LocalDenialCache(10_000), null, true);
 		}
 		return switch (name) {
 			case "seed-fixed-window" -> seedFixedWindow(redis, keys, limit);
@@ -107,12 +121,13 @@ public final class Contenders {
 	 * @param limit the limit
 	 * @param denialCache the local denial cache, or {@code null} for none
 	 * @param calls counts the scripts sent to Redis when not {@code null}
+	 * @param batching whether calls made while a command is in flight travel together
 	 * @return the contender
 	 */
 	public static OurContender ours(String name, BenchmarkRedis redis, String[] keys, RateLimit limit,
-			@Nullable LocalDenialCache denialCache, @Nullable LongAdder calls) {
+			@Nullable LocalDenialCache denialCache, @Nullable LongAdder calls, boolean batching) {
 		LettuceConnectionFactory factory = connectionFactory(redis);
-		LettuceScriptRunner lettuce = new LettuceScriptRunner(factory, Duration.ofMillis(200));
+		LettuceScriptRunner lettuce = new LettuceScriptRunner(factory, Duration.ofMillis(200), batching);
 		RedisScriptRunner runner = (calls != null) ? (script, k, args) -> {
 			calls.increment();
 			return lettuce.run(script, k, args);

@@ -304,7 +304,7 @@ public final class Measurements {
 		}
 		LongAdder calls = new LongAdder();
 		LocalDenialCache cache = cached ? new LocalDenialCache(10_000) : null;
-		try (OurContender contender = Contenders.ours("fixed-window", redis, keys, limit, cache, calls)) {
+		try (OurContender contender = Contenders.ours("fixed-window", redis, keys, limit, cache, calls, false)) {
 			contender.warmUp();
 			hammer(contender, 0, threads, Duration.ofSeconds(1).toNanos());
 			List<Double> rejectionsPerSecond = new ArrayList<>();

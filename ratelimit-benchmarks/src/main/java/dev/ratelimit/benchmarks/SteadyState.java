@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,7 +27,8 @@ import dev.ratelimit.testsupport.RedisBinary;
  * commands per decision ({@code INFO commandstats}), with the ratios of each figure to plain Lettuce
  * {@code EVALSHA} of our fixed-window script.
  * <p>
- * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, plain Lettuce
+ * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, the O(1) ones also with
+ * batching ({@code fixed-window+batching}, ...), plain Lettuce
  * {@code EVALSHA}, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=8,64} (default 64),
  * {@code -Dsteady.out=<file>} (the tables, for {@code Report}),
  * {@code -Dwarmup=30s}, {@code -Dmeasure=30s}, {@code -Dredis.cpu=1} (the CPU redis-server is pinned
@@ -36,6 +38,9 @@ import dev.ratelimit.testsupport.RedisBinary;
 public final class SteadyState {
 
 	private static final int KEYS = 10_000;
+
+	/** The most decisions each thread times in a measurement. */
+	private static final int SAMPLES = 1 << 16;
 
 	private SteadyState() {
 	}
@@ -53,6 +58,7 @@ public final class SteadyState {
 		}
 		else {
 			systems.addAll(Contenders.OURS);
+			systems.addAll(Contenders.OURS_BATCHING);
 			systems.add(Contenders.LETTUCE_EVALSHA);
 			systems.addAll(Contenders.SEED);
 			systems.addAll(Contenders.PEERS);
@@ -87,15 +93,15 @@ public final class SteadyState {
 		StringBuilder md = new StringBuilder();
 		md.append(String.format(Locale.ROOT, "%d threads, %d keys, allowed path, warm-up %s, measured %s:%n%n",
 				threads, KEYS, seconds(warmup), seconds(measure)));
-		md.append("| system | decisions/s | client CPU µs | Redis CPU µs | Redis commands per decision ")
+		md.append("| system | decisions/s | client CPU µs | Redis CPU µs | p50 / p99 latency µs | Redis commands per decision ")
 			.append("| ÷ plain Lettuce EVALSHA (decisions/s, client CPU, Redis CPU) |\n");
-		md.append("|---|---:|---:|---:|---|---|\n");
+		md.append("|---|---:|---:|---:|---:|---|---|\n");
 		for (Result r : results) {
 			String ratios = (base == null) ? "–"
 					: String.format(Locale.ROOT, "%.2f× / %.2f× / %.2f×", r.perSecond() / base.perSecond(),
 							r.clientMicros() / base.clientMicros(), r.redisMicros() / base.redisMicros());
-			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %s | %s |%n", r.system(), r.perSecond(),
-					r.clientMicros(), r.redisMicros(), r.commands(), ratios));
+			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %,.0f / %,.0f | %s | %s |%n", r.system(),
+					r.perSecond(), r.clientMicros(), r.redisMicros(), r.p50Micros(), r.p99Micros(), r.commands(), ratios));
 		}
 		return md.append('\n').toString();
 	}
@@ -112,13 +118,26 @@ public final class SteadyState {
 				contender.prefill();
 				LongAdder decisions = new LongAdder();
 				AtomicBoolean stop = new AtomicBoolean();
+				AtomicBoolean measuring = new AtomicBoolean();
 				CountDownLatch done = new CountDownLatch(threads);
+				long[][] latencies = new long[threads][SAMPLES];
+				int[] sampled = new int[threads];
 				for (int t = 0; t < threads; t++) {
 					SplittableRandom random = new SplittableRandom(t);
+					int index = t;
 					Thread thread = new Thread(() -> {
 						try {
+							long calls = 0;
 							while (!stop.get()) {
-								contender.tryAcquire(random.nextInt(KEYS));
+								// every 8th decision of the measurement is timed, up to SAMPLES per thread
+								if ((++calls & 7) == 0 && sampled[index] < SAMPLES && measuring.get()) {
+									long started = System.nanoTime();
+									contender.tryAcquire(random.nextInt(KEYS));
+									latencies[index][sampled[index]++] = System.nanoTime() - started;
+								}
+								else {
+									contender.tryAcquire(random.nextInt(KEYS));
+								}
 								decisions.increment();
 							}
 						}
@@ -134,13 +153,22 @@ public final class SteadyState {
 				long decisionsBefore = decisions.sum();
 				long clientBefore = processCpuNanos();
 				long start = System.nanoTime();
+				measuring.set(true);
 				Thread.sleep(measure.toMillis());
+				measuring.set(false);
 				ServerCounters after = redis.counters();
 				long count = decisions.sum() - decisionsBefore;
 				long clientNanos = processCpuNanos() - clientBefore;
 				double seconds = (System.nanoTime() - start) / 1e9;
 				stop.set(true);
 				done.await();
+				long[] all = new long[Arrays.stream(sampled).sum()];
+				int at = 0;
+				for (int t = 0; t < threads; t++) {
+					System.arraycopy(latencies[t], 0, all, at, sampled[t]);
+					at += sampled[t];
+				}
+				Arrays.sort(all);
 				StringBuilder commands = new StringBuilder();
 				for (Map.Entry<String, Long> entry : after.callsSince(before).entrySet()) {
 					commands.append(String.format(Locale.ROOT, "%.2f %s, ", entry.getValue() / (double) count,
@@ -148,7 +176,8 @@ public final class SteadyState {
 				}
 				return new Result(system, count / seconds, clientNanos / 1e3 / count,
 						(after.cpuSeconds() - before.cpuSeconds()) * 1e6 / count,
-						(commands.length() > 0) ? commands.substring(0, commands.length() - 2) : "none");
+						(commands.length() > 0) ? commands.substring(0, commands.length() - 2) : "none",
+						percentileMicros(all, 0.50), percentileMicros(all, 0.99));
 			}
 		}
 	}
@@ -193,7 +222,15 @@ public final class SteadyState {
 		return Duration.parse(text);
 	}
 
-	private record Result(String system, double perSecond, double clientMicros, double redisMicros, String commands) {
+	private static double percentileMicros(long[] sorted, double fraction) {
+		if (sorted.length == 0) {
+			return Double.NaN;
+		}
+		return sorted[Math.min(sorted.length - 1, (int) Math.ceil(fraction * sorted.length) - 1)] / 1e3;
+	}
+
+	private record Result(String system, double perSecond, double clientMicros, double redisMicros, String commands,
+			double p50Micros, double p99Micros) {
 	}
 
 }
