@@ -169,6 +169,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		}
 	}
 
+	/**
+	 * Returns whether calls made while commands are in flight travel together.
+	 * @return {@code true} when batching
+	 */
+	public boolean isBatching() {
+		return this.batching;
+	}
+
 	@Override
 	public boolean takesKeysOfAnySlot() {
 		return !this.connectionFactory.isClusterAware();

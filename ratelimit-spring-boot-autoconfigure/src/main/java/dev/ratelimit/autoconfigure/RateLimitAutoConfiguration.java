@@ -150,7 +150,8 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	/**
-	 * With Lettuce, decisions never wait on Redis longer than {@code ratelimit.timeout}.
+	 * With Lettuce, decisions never wait on Redis longer than {@code ratelimit.timeout}, and with
+	 * {@code ratelimit.batching.enabled} those of a busy application travel together.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
@@ -162,7 +163,8 @@ public final class RateLimitAutoConfiguration {
 		LettuceScriptRunner rateLimitLettuceScriptRunner(LettuceConnectionFactory connectionFactory,
 				RateLimitProperties properties) {
 			return PropertyErrors.check("ratelimit.timeout", properties.getTimeout(),
-					(timeout) -> new LettuceScriptRunner(connectionFactory, timeout));
+					(timeout) -> new LettuceScriptRunner(connectionFactory, timeout,
+							properties.getBatching().isEnabled()));
 		}
 
 	}

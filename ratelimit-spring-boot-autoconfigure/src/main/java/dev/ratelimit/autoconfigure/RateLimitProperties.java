@@ -64,6 +64,8 @@ public class RateLimitProperties {
 
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
+	private final Batching batching = new Batching();
+
 	private final Local local = new Local();
 
 	private final LocalCache localCache = new LocalCache();
@@ -143,6 +145,10 @@ public class RateLimitProperties {
 
 	public CircuitBreaker getCircuitBreaker() {
 		return this.circuitBreaker;
+	}
+
+	public Batching getBatching() {
+		return this.batching;
 	}
 
 	public Local getLocal() {
@@ -246,6 +252,27 @@ public class RateLimitProperties {
 
 		public void setMaxKeys(int maxKeys) {
 			this.maxKeys = maxKeys;
+		}
+
+	}
+
+	/**
+	 * Decisions that travel together to Redis.
+	 */
+	public static class Batching {
+
+		/**
+		 * Whether decisions made while two Redis calls are in flight wait for one to be answered and then go
+		 * to Redis together, in one script call that decides each on its own (with Lettuce).
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

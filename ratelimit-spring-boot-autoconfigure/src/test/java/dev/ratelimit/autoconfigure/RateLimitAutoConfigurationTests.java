@@ -118,7 +118,14 @@ class RateLimitAutoConfigurationTests {
 				}
 				// started with the context: it connects in the background before the first decision
 				assertThat(context.getBean(LettuceScriptRunner.class).isRunning()).isTrue();
+				assertThat(context.getBean(LettuceScriptRunner.class).isBatching()).isTrue();
 			});
+	}
+
+	@Test
+	void batchesDecisionsUnlessToldNotTo() {
+		this.runner.withPropertyValues("ratelimit.batching.enabled=false")
+			.run((context) -> assertThat(context.getBean(LettuceScriptRunner.class).isBatching()).isFalse());
 	}
 
 	@Test

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -156,6 +157,61 @@ class RedisClusterIntegrationTests {
 				}
 			}
 		});
+	}
+
+	@Test
+	void batchesTheCallsOfEachSlotApartAndDecidesEachExactly() {
+		// two hash tags on two masters: a batch carries calls of one slot only, else Redis refuses it (CROSSSLOT)
+		List<String> tags = List.of("a", "b");
+		assertThat(tags.stream().map((tag) -> cluster.formedMasterOfKey("{" + tag + "}")).distinct()).hasSize(2);
+		RateLimit limit = RateLimit.of(100, Duration.ofMinutes(10));
+		this.runner.withPropertyValues("ratelimit.key-prefix=batch-" + UUID.randomUUID().toString().substring(0, 8))
+			.run((context) -> {
+				FixedWindowRateLimiter limiter = context.getBean(FixedWindowRateLimiter.class);
+				Map<Integer, Long> scriptsBefore = scriptCalls();
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Boolean>> calls = new ArrayList<>();
+				int perThread = 40;
+				for (int t = 0; t < THREADS; t++) {
+					int thread = t;
+					for (int i = 0; i < perThread; i++) {
+						// 4 ids of each tag: 2,000 calls for 8 ids of 100 permits each
+						String id = "{" + tags.get((thread + i) % 2) + "}-" + ((thread + i) / 2 % 4);
+						calls.add(pool.submit(() -> {
+							start.await();
+							return limiter.tryAcquire(id, limit).allowed();
+						}));
+					}
+				}
+				start.countDown();
+				long allowed = 0;
+				for (Future<Boolean> call : calls) {
+					allowed += call.get(30, TimeUnit.SECONDS) ? 1 : 0;
+				}
+				assertThat(allowed).isEqualTo(8 * 100);
+				Map<Integer, Long> scriptsAfter = scriptCalls();
+				long scripts = scriptsAfter.entrySet()
+					.stream()
+					.mapToLong((entry) -> entry.getValue() - scriptsBefore.getOrDefault(entry.getKey(), 0L))
+					.sum();
+				// 50 callers on two slots: most calls travel in batches
+				assertThat(scripts).isLessThan(calls.size() / 2);
+			});
+	}
+
+	private static Map<Integer, Long> scriptCalls() {
+		Map<Integer, Long> calls = new HashMap<>();
+		for (RedisServerProcess master : cluster.masters()) {
+			String stats = cluster.execute(master, (commands) -> commands.info("commandstats"));
+			long count = 0;
+			for (String line : stats.split("\r?\n")) {
+				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+					count += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
+				}
+			}
+			calls.put(master.port(), count);
+		}
+		return calls;
 	}
 
 	@Test
