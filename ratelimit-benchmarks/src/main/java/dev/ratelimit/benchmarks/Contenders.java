@@ -113,8 +113,8 @@ public final class Contenders {
 	}
 
 	/**
-	 * Creates one of our limiters as the starter configures it: a Lettuce runner with a 200ms timeout,
-	 * a circuit breaker, no fallback, and the given denial cache.
+	 * Creates one of our limiters as the starter configures it, batching on or off: a Lettuce runner with
+	 * a 200ms timeout, a circuit breaker, no fallback, and the given denial cache.
 	 * @param name the algorithm, one of {@link #OURS}
 	 * @param redis the server
 	 * @param keys the keys it decides for

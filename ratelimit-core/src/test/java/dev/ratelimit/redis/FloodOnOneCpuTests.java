@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
@@ -37,16 +37,17 @@ class FloodOnOneCpuTests {
 
 	private static final int SECONDS = 4;
 
-	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, names = { "FIXED_WINDOW", "TOKEN_BUCKET", "GCRA" })
-	void noDecisionFailsUnderAFloodOnOneCpu(Algorithm algorithm) throws Exception {
+	@ParameterizedTest(name = "{0}, batching {1}")
+	@CsvSource({ "FIXED_WINDOW, false", "TOKEN_BUCKET, false", "GCRA, false", "FIXED_WINDOW, true",
+			"TOKEN_BUCKET, true", "GCRA, true" })
+	void noDecisionFailsUnderAFloodOnOneCpu(Algorithm algorithm, boolean batching) throws Exception {
 		RedisTestServer redis = RedisTestServer.shared();
 		Path output = Files.createTempFile("flood", ".txt");
 		Path log = Files.createTempFile("flood", ".log");
 		List<String> command = new ArrayList<>(List.of("taskset", "-c", "0",
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:ActiveProcessorCount=1",
 				"-Xmx256m", "-cp", System.getProperty("java.class.path"), Flood.class.getName(), redis.host(),
-				Integer.toString(redis.port()), algorithm.name(), output.toString()));
+				Integer.toString(redis.port()), algorithm.name(), output.toString(), Boolean.toString(batching)));
 		Process flood = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
@@ -83,7 +84,8 @@ class FloodOnOneCpuTests {
 					new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])));
 			factory.afterPropertiesSet();
 			factory.start();
-			LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200));
+			LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200),
+					Boolean.parseBoolean(args[4]));
 			runner.start();
 			RedisRateLimiter limiter = RedisRateLimiter.builder(Algorithm.valueOf(args[2]), runner)
 				.keyPrefix("flood-" + UUID.randomUUID().toString().substring(0, 8))
