@@ -62,6 +62,11 @@ final class HttpScenario {
 				"--server.port=" + port, "--server.address=127.0.0.1", "--spring.data.redis.url=" + this.redis.url(),
 				"--logging.level.root=WARN"));
 		command.addAll(application.arguments());
+		String more = System.getProperty("bench.app-args", "").strip();
+		if (!more.isEmpty()) {
+			// to compare settings, such as --ratelimit.batching.enabled=false
+			command.addAll(List.of(more.split("\\s+")));
+		}
 		Process app;
 		try {
 			app = new ProcessBuilder(command).redirectErrorStream(true)

@@ -254,9 +254,9 @@ public final class Report {
 			physicalMet &= ours / physical >= 0.8;
 			bucket4jMet &= ours / bucket4j >= 2;
 			redissonMet &= ours / redisson >= 1.5;
-			physicalParts.add(short_(system) + " " + ratio(ours / physical));
-			bucket4jParts.add(short_(system) + " " + ratio(ours / bucket4j));
-			redissonParts.add(short_(system) + " " + ratio(ours / redisson));
+			physicalParts.add(abbreviated(system) + " " + ratio(ours / physical));
+			bucket4jParts.add(abbreviated(system) + " " + ratio(ours / bucket4j));
+			redissonParts.add(abbreviated(system) + " " + ratio(ours / redisson));
 		}
 		md.append("| O(1) algorithms at 64 threads ≥ 0.8 × the physical limit at 64 in flight | ")
 			.append(String.join(", ", physicalParts)).append(" | ").append(yes(physicalMet)).append(" |\n");
@@ -274,7 +274,7 @@ public final class Report {
 			long errors = (row != null) ? row.get("errors").getAsLong() : 0;
 			asyncMeasured |= !Double.isNaN(ratio);
 			asyncMet &= ratio >= ASYNC_TARGET && errors == 0;
-			asyncParts.add(short_(system) + " " + ratio(ratio) + ((errors > 0) ? " (" + number(errors) + " errors)" : ""));
+			asyncParts.add(abbreviated(system) + " " + ratio(ratio) + ((errors > 0) ? " (" + number(errors) + " errors)" : ""));
 		}
 		md.append("| O(1) algorithms through the async API (`tryAcquireAsync`), one thread, 64 decisions in flight ≥ ")
 			.append(ASYNC_TARGET).append(" × the physical limit of the same script at 64 in flight | ")
@@ -313,7 +313,7 @@ public final class Report {
 			if (small != null && large != null) {
 				double change = large.throughput().median() / small.throughput().median();
 				flat &= change >= 0.8;
-				keyParts.add(short_(system) + " " + ratio(change));
+				keyParts.add(abbreviated(system) + " " + ratio(change));
 			}
 		}
 		md.append("| Throughput flat from 1,000 to 1,000,000 keys (1M ÷ 1k within noise, ≥ 0.8) | ")
@@ -326,7 +326,7 @@ public final class Report {
 			long large = memoryBytes(system, 1_000_000);
 			long spread = Math.max(small, Math.max(mid, large)) - Math.min(small, Math.min(mid, large));
 			constant &= small > 0 && spread <= MEMORY_TOLERANCE;
-			memoryParts.add(short_(system) + " " + small + " / " + mid + " / " + large + " B");
+			memoryParts.add(abbreviated(system) + " " + small + " / " + mid + " / " + large + " B");
 		}
 		md.append("| O(1) memory per key constant at limits 10 / 1,000 / 1,000,000 (within ")
 			.append(MEMORY_TOLERANCE).append(" B: the stored numbers' digits) | ").append(String.join(", ", memoryParts))
@@ -722,12 +722,125 @@ public final class Report {
 			.append("in flight go to Redis together, one `EVALSHA` of the batch script per group, so `EVALSHA` per ")
 			.append("decision is the inverse of the mean group size. Latency is that of every 8th decision of the ")
 			.append("measurement, timed by the calling thread.\n\n");
+		String text;
 		try {
-			md.append(Files.readString(tables));
+			text = Files.readString(tables);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+		md.append(text);
+		steadyStateTargets(md, text);
+	}
+
+	/**
+	 * The steady state's targets, from its tables: per thread count, each system's decisions/s, client
+	 * and Redis CPU µs and p99 µs.
+	 */
+	private static void steadyStateTargets(StringBuilder md, String tables) {
+		Map<Integer, Map<String, double[]>> byThreads = new LinkedHashMap<>();
+		Map<String, double[]> current = null;
+		for (String line : tables.split("\n")) {
+			if (line.matches("\\d+ threads,.*")) {
+				current = new LinkedHashMap<>();
+				byThreads.put(Integer.parseInt(line.substring(0, line.indexOf(' '))), current);
+			}
+			else if (current != null && line.startsWith("| ") && !line.startsWith("| system")) {
+				String[] cells = line.split("\\|");
+				String[] latency = cells[5].split("/");
+				current.put(cells[1].strip(), new double[] { parse(cells[2]), parse(cells[3]), parse(cells[4]),
+						parse(latency[1]) });
+			}
+		}
+		if (byThreads.isEmpty()) {
+			return;
+		}
+		md.append("Targets of the steady state (each a ratio within one table above; O(1): fixed window, sliding ")
+			.append("window counter, token bucket, GCRA; `+b`: with batching):\n\n");
+		md.append("| Target | Threads | Measured | Met |\n|---|---:|---|---|\n");
+		List<String> o1 = List.of("fixed-window", "sliding-window-counter", "token-bucket", "gcra");
+		for (Map.Entry<Integer, Map<String, double[]>> entry : byThreads.entrySet()) {
+			int threads = entry.getKey();
+			Map<String, double[]> r = entry.getValue();
+			double[] seed = r.get("seed-fixed-window");
+			double[] plain = r.get(Contenders.LETTUCE_EVALSHA);
+			if (seed == null || plain == null) {
+				continue;
+			}
+			steadyRow(md, "Redis CPU: fixed window ≤ 1.2 × the seed's script", threads, r,
+					List.of("fixed-window", "fixed-window+batching"), (v) -> v[2] / seed[2], 1.2, false);
+			steadyRow(md, "Redis CPU: every O(1) algorithm ≤ 1.5 × the seed's script", threads, r, withBatching(o1),
+					(v) -> v[2] / seed[2], 1.5, false);
+			steadyRow(md, "Redis CPU: sliding log ≤ 2 × the seed's script", threads, r, List.of("sliding-window-log"),
+					(v) -> v[2] / seed[2], 2, false);
+			steadyRow(md, "Client CPU ≤ 1.15 × plain Lettuce EVALSHA", threads, r, withBatching(o1),
+					(v) -> v[1] / plain[1], 1.15, false);
+			steadyRow(md, "Decisions/s ≥ 0.9 × plain Lettuce EVALSHA", threads, r, withBatching(o1),
+					(v) -> v[0] / plain[0], 0.9, true);
+			steadyRow(md, "Decisions/s ≥ 1.5 × the seed's code", threads, r, withBatching(o1), (v) -> v[0] / seed[0],
+					1.5, true);
+			double[] bucket4j = r.get("bucket4j");
+			if (bucket4j != null) {
+				steadyRow(md, "Decisions/s ≥ 2 × Bucket4j", threads, r, withBatching(o1), (v) -> v[0] / bucket4j[0], 2,
+						true);
+			}
+			double[] redisson = r.get("redisson");
+			if (redisson != null) {
+				steadyRow(md, "Decisions/s ≥ 4 × Redisson", threads, r, withBatching(o1), (v) -> v[0] / redisson[0], 4,
+						true);
+			}
+			steadyRow(md, "Batching: decisions/s ≥ 1.5 × plain Lettuce EVALSHA", threads, r,
+					List.of("fixed-window+batching", "token-bucket+batching", "gcra+batching"),
+					(v) -> v[0] / plain[0], 1.5, true);
+			StringBuilder p99 = new StringBuilder();
+			boolean met = true;
+			for (String system : List.of("fixed-window", "token-bucket", "gcra")) {
+				double[] off = r.get(system);
+				double[] on = r.get(system + Contenders.BATCHING);
+				if (off != null && on != null) {
+					p99.append((p99.length() > 0) ? ", " : "").append(abbreviated(system)).append(' ')
+						.append(number(on[3])).append(" vs ").append(number(off[3])).append(" µs");
+					met &= on[3] <= off[3];
+				}
+			}
+			if (p99.length() > 0) {
+				md.append("| Batching: p99 no worse than without | ").append(threads).append(" | ").append(p99)
+					.append(" | ").append(met ? "yes" : "**no**").append(" |\n");
+			}
+		}
+		md.append("\n");
+	}
+
+	private static List<String> withBatching(List<String> systems) {
+		List<String> all = new ArrayList<>();
+		for (String system : systems) {
+			all.add(system);
+			all.add(system + Contenders.BATCHING);
+		}
+		return all;
+	}
+
+	private static void steadyRow(StringBuilder md, String target, int threads, Map<String, double[]> results,
+			List<String> systems, Function<double[], Double> ratio, double bound, boolean atLeast) {
+		StringBuilder measured = new StringBuilder();
+		boolean met = true;
+		for (String system : systems) {
+			double[] values = results.get(system);
+			if (values == null) {
+				continue;
+			}
+			double value = ratio.apply(values);
+			measured.append((measured.length() > 0) ? ", " : "").append(abbreviated(system)).append(' ').append(ratio(value));
+			met &= atLeast ? value >= bound : value <= bound;
+		}
+		if (measured.length() > 0) {
+			md.append("| ").append(target).append(" | ").append(threads).append(" | ").append(measured).append(" | ")
+				.append(met ? "yes" : "**no**").append(" |\n");
+		}
+	}
+
+	private static double parse(String cell) {
+		return Double.parseDouble(cell.strip().replace(",", ""));
 	}
 
 	private void hotKey(StringBuilder md) {
@@ -952,7 +1065,10 @@ public final class Report {
 		return met ? "**yes**" : "**no**";
 	}
 
-	private static String short_(String system) {
+	private static String abbreviated(String system) {
+		if (system.endsWith(Contenders.BATCHING)) {
+			return abbreviated(system.substring(0, system.length() - Contenders.BATCHING.length())) + "+b";
+		}
 		return switch (system) {
 			case "fixed-window" -> "fixed";
 			case "sliding-window-counter" -> "counter";
