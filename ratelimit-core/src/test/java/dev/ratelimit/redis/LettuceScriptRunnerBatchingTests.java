@@ -26,10 +26,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.testsupport.RedisServerProcess;
 import dev.ratelimit.testsupport.RedisTestServer;
+import dev.ratelimit.testsupport.SilentServer;
 
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -216,6 +219,38 @@ class LettuceScriptRunnerBatchingTests {
 			.atMost(Duration.ofSeconds(10))
 			.ignoreExceptions()
 			.until(() -> limiter.tryAcquire(key, limit).allowed());
+	}
+
+	@Test
+	void givesUpWithinItsTimeoutWhenRedisAnswersNothingWhetherCallsWaitOrNot() throws Exception {
+		SilentServer silent = SilentServer.start();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServerProcess.HOST, silent.port()));
+		factory.afterPropertiesSet();
+		factory.start();
+		this.resources.add(factory::destroy);
+		LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200), true);
+		this.resources.add(runner);
+		// closed first: the client's handshake then fails at once instead of waiting out its own timeout
+		this.resources.add(silent);
+		RedisScript<List> script = RedisScripts.of(Algorithm.FIXED_WINDOW).script();
+		List<String> args = List.of("", "1", "10", "60000000", "10");
+		for (int round = 0; round < 3; round++) {
+			long started = System.nanoTime();
+			// two go out, the others wait for them: every one gives up after its own timeout
+			List<CompletableFuture<List<?>>> calls = IntStream.range(0, 6)
+				.mapToObj((i) -> runner.runAsync(script, List.of("silent"), args))
+				.toList();
+			assertThatExceptionOfType(QueryTimeoutException.class)
+				.isThrownBy(() -> runner.run(script, List.of("silent"), args));
+			for (CompletableFuture<List<?>> call : calls) {
+				assertThatExceptionOfType(Exception.class).isThrownBy(() -> call.get(5, TimeUnit.SECONDS))
+					.havingRootCause()
+					.isInstanceOf(QueryTimeoutException.class);
+			}
+			// Lettuce alone would wait for its connect timeout (10 s), then its command timeout (60 s)
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+		}
 	}
 
 	private LettuceScriptRunner runner(Duration timeout) {
