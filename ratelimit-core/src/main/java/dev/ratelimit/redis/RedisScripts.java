@@ -8,8 +8,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -60,8 +61,11 @@ final class RedisScripts {
 	 */
 	private static final List<RedisScript<List>> BATCHED = batched();
 
-	/** Each batched script's index in {@link #BATCH} (1-based), by SHA-1. */
-	private static final Map<String, Integer> BATCH_INDEX = batchIndex();
+	/**
+	 * Each batched script's index in {@link #BATCH} (1-based), by identity: the limiters hold these very
+	 * scripts, and {@code getSha1()} would take a lock per call.
+	 */
+	private static final Map<RedisScript<List>, Integer> BATCH_INDEX = batchIndex();
 
 	/**
 	 * Carries the calls of several callers in one script, each decided on its own: every script of
@@ -95,12 +99,12 @@ final class RedisScripts {
 		return List.copyOf(scripts);
 	}
 
-	private static Map<String, Integer> batchIndex() {
-		Map<String, Integer> index = new HashMap<>();
+	private static Map<RedisScript<List>, Integer> batchIndex() {
+		Map<RedisScript<List>, Integer> index = new IdentityHashMap<>();
 		for (int i = 0; i < BATCHED.size(); i++) {
-			index.put(BATCHED.get(i).getSha1(), i + 1);
+			index.put(BATCHED.get(i), i + 1);
 		}
-		return Map.copyOf(index);
+		return Collections.unmodifiableMap(index);
 	}
 
 	private static RedisScript<List> batch() {
@@ -116,8 +120,8 @@ final class RedisScripts {
 	/**
 	 * Returns a script's index in {@link #BATCH}, or 0 when a batch cannot carry it.
 	 */
-	static int batchIndex(RedisScript<?> script) {
-		Integer index = BATCH_INDEX.get(script.getSha1());
+	static int batchIndex(RedisScript<List> script) {
+		Integer index = BATCH_INDEX.get(script);
 		return (index != null) ? index : 0;
 	}
 

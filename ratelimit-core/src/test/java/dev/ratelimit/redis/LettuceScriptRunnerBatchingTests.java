@@ -16,8 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -122,24 +120,18 @@ class LettuceScriptRunnerBatchingTests {
 			.execute((RedisCallback<String>) (connection) -> connection.scriptingCommands()
 				.scriptLoad(RedisScripts.BATCH.getScriptAsString().getBytes(StandardCharsets.UTF_8)));
 		long scriptsBefore = this.redis.scriptCalls();
-		RedisClient client = RedisClient.create(this.redis.url());
 		List<CompletableFuture<List<?>>> first = new ArrayList<>();
-		CompletableFuture<List<?>> broken;
 		List<CompletableFuture<List<?>>> others = new ArrayList<>();
-		try (StatefulRedisConnection<String, String> admin = client.connect()) {
-			// the first two calls wait in Redis for the pause to end; the others wait for them, then go together
-			admin.sync().clientPause(500);
-			first.add(runner.runAsync(fixedWindow, List.of(key + ":a"), tenPerMinute));
-			first.add(runner.runAsync(fixedWindow, List.of(key + ":a"), tenPerMinute));
-			broken = runner.runAsync(fixedWindow, List.of(key + ":b"), List.of("", "1", "ten", "60000000", "10"));
-			for (int i = 0; i < 3; i++) {
-				others.add(runner.runAsync(fixedWindow, List.of(key + ":c"), tenPerMinute));
-			}
-			others.add(runner.runAsync(RedisScripts.of(Algorithm.GCRA).script(), List.of(key + ":d"), tenPerMinute));
+		// the first two calls wait in Redis for the pause to end; the others wait for them, then go together
+		pauseRedis(500);
+		first.add(runner.runAsync(fixedWindow, List.of(key + ":a"), tenPerMinute));
+		first.add(runner.runAsync(fixedWindow, List.of(key + ":a"), tenPerMinute));
+		CompletableFuture<List<?>> broken = runner.runAsync(fixedWindow, List.of(key + ":b"),
+				List.of("", "1", "ten", "60000000", "10"));
+		for (int i = 0; i < 3; i++) {
+			others.add(runner.runAsync(fixedWindow, List.of(key + ":c"), tenPerMinute));
 		}
-		finally {
-			client.shutdown();
-		}
+		others.add(runner.runAsync(RedisScripts.of(Algorithm.GCRA).script(), List.of(key + ":d"), tenPerMinute));
 		assertThat(first.get(0).get(10, TimeUnit.SECONDS)).isEqualTo(List.of(1L, 9L, 0L, 60_000_000L));
 		assertThat(first.get(1).get(10, TimeUnit.SECONDS).get(1)).isEqualTo(8L);
 		assertThatExceptionOfType(Exception.class).isThrownBy(() -> broken.get(10, TimeUnit.SECONDS))
@@ -166,17 +158,11 @@ class LettuceScriptRunnerBatchingTests {
 			connection.scriptingCommands().scriptFlush();
 			return null;
 		});
-		RedisClient client = RedisClient.create(this.redis.url());
 		List<CompletableFuture<List<?>>> calls = new ArrayList<>();
-		try (StatefulRedisConnection<String, String> admin = client.connect()) {
-			admin.sync().clientPause(300);
-			// two calls alone, then three in a batch
-			for (int i = 0; i < 5; i++) {
-				calls.add(runner.runAsync(tokenBucket, List.of(key), fivePerMinute));
-			}
-		}
-		finally {
-			client.shutdown();
+		pauseRedis(300);
+		// two calls alone, then three in a batch
+		for (int i = 0; i < 5; i++) {
+			calls.add(runner.runAsync(tokenBucket, List.of(key), fivePerMinute));
 		}
 		List<Object> remaining = new ArrayList<>();
 		for (CompletableFuture<List<?>> call : calls) {
@@ -193,26 +179,20 @@ class LettuceScriptRunnerBatchingTests {
 		String key = "batch-timeout-" + UUID.randomUUID();
 		// a cold JVM may take longer than 200 ms to open the connection
 		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> limiter.tryAcquire(key, limit).allowed());
-		RedisClient client = RedisClient.create(this.redis.url());
-		try (StatefulRedisConnection<String, String> admin = client.connect()) {
-			admin.sync().clientPause(1_500);
-			List<CompletableFuture<List<?>>> waiting = IntStream.range(0, 3)
-				.mapToObj((i) -> runner.runAsync(RedisScripts.of(Algorithm.FIXED_WINDOW).script(), List.of(key + ":x"),
-						List.of("", "1", "10", "60000000", "10")))
-				.toList();
-			long started = System.nanoTime();
-			assertThatExceptionOfType(QueryTimeoutException.class)
-				.isThrownBy(() -> runner.run(RedisScripts.of(Algorithm.FIXED_WINDOW).script(), List.of(key + ":y"),
-						List.of("", "1", "10", "60000000", "10")));
-			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
-			for (CompletableFuture<List<?>> call : waiting) {
-				assertThatExceptionOfType(Exception.class).isThrownBy(() -> call.get(1, TimeUnit.SECONDS))
-					.havingRootCause()
-					.isInstanceOf(QueryTimeoutException.class);
-			}
-		}
-		finally {
-			client.shutdown();
+		pauseRedis(1_500);
+		List<CompletableFuture<List<?>>> waiting = IntStream.range(0, 3)
+			.mapToObj((i) -> runner.runAsync(RedisScripts.of(Algorithm.FIXED_WINDOW).script(), List.of(key + ":x"),
+					List.of("", "1", "10", "60000000", "10")))
+			.toList();
+		long started = System.nanoTime();
+		assertThatExceptionOfType(QueryTimeoutException.class)
+			.isThrownBy(() -> runner.run(RedisScripts.of(Algorithm.FIXED_WINDOW).script(), List.of(key + ":y"),
+					List.of("", "1", "10", "60000000", "10")));
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+		for (CompletableFuture<List<?>> call : waiting) {
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> call.get(1, TimeUnit.SECONDS))
+				.havingRootCause()
+				.isInstanceOf(QueryTimeoutException.class);
 		}
 		// once Redis answers again, so does the runner
 		await()
@@ -251,6 +231,16 @@ class LettuceScriptRunnerBatchingTests {
 			// Lettuce alone would wait for its connect timeout (10 s), then its command timeout (60 s)
 			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
 		}
+	}
+
+	/**
+	 * Pauses every client of the server for a while (on the shared template's open connection, so that
+	 * it starts at once): calls made meanwhile wait in Redis, or in the runner behind those that do.
+	 */
+	private void pauseRedis(long millis) {
+		this.redis.template()
+			.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
+					"PAUSE".getBytes(StandardCharsets.UTF_8), Long.toString(millis).getBytes(StandardCharsets.UTF_8)));
 	}
 
 	private LettuceScriptRunner runner(Duration timeout) {

@@ -202,14 +202,7 @@ class RedisClusterIntegrationTests {
 	private static Map<Integer, Long> scriptCalls() {
 		Map<Integer, Long> calls = new HashMap<>();
 		for (RedisServerProcess master : cluster.masters()) {
-			String stats = cluster.execute(master, (commands) -> commands.info("commandstats"));
-			long count = 0;
-			for (String line : stats.split("\r?\n")) {
-				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-					count += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
-				}
-			}
-			calls.put(master.port(), count);
+			calls.put(master.port(), cluster.scriptCalls(master));
 		}
 		return calls;
 	}

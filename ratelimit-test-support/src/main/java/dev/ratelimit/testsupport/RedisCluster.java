@@ -1,6 +1,8 @@
 package dev.ratelimit.testsupport;
 
 import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -10,6 +12,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -262,6 +265,23 @@ public final class RedisCluster implements AutoCloseable {
 	 */
 	public <T> T execute(RedisServerProcess node, Function<RedisCommands<String, String>, T> commands) {
 		return this.admin.execute(node.port(), commands);
+	}
+
+	/**
+	 * Returns how many scripts a node has run so far ({@link RedisTestServer#scriptCalls(Properties)}).
+	 * @param node the node
+	 * @return the count
+	 */
+	public long scriptCalls(RedisServerProcess node) {
+		Properties stats = new Properties();
+		try {
+			// "cmdstat_evalsha:calls=3,usec=..." lines: a property per command
+			stats.load(new StringReader(execute(node, (commands) -> commands.info("commandstats"))));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		return RedisTestServer.scriptCalls(stats);
 	}
 
 	private static void waitUntil(String condition, BooleanSupplier check) {

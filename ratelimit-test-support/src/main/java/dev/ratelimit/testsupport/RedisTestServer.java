@@ -154,8 +154,17 @@ public final class RedisTestServer {
 	 * @return the count
 	 */
 	public long scriptCalls() {
-		Properties stats = template()
-			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		return scriptCalls(template()
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats")));
+	}
+
+	/**
+	 * Returns how many scripts a server has run, from its {@code INFO commandstats}: {@code EVALSHA}
+	 * calls, and {@code EVAL} calls where it did not know the script yet.
+	 * @param stats the server's {@code INFO commandstats}, one property per command
+	 * @return the count
+	 */
+	public static long scriptCalls(@Nullable Properties stats) {
 		long calls = 0;
 		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
 			String line = (stats != null) ? stats.getProperty(command) : null;
