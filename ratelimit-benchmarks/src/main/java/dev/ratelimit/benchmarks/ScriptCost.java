@@ -3,6 +3,7 @@ package dev.ratelimit.benchmarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,12 +13,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.benchmarks.BenchmarkRedis.ServerCounters;
 import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.testsupport.RedisBinary;
+
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * What one decision costs the Redis server, script by script: each of our five scripts, exactly as
@@ -43,7 +47,9 @@ import dev.ratelimit.testsupport.RedisBinary;
  * labelled with the directory's name, those of the directory, side by side in the same run.
  * {@code -Dscripts=seed-fixed-window,gcra} measures only those. {@code -Dbatch=1} sends the calls one
  * at a time instead of 500 to a batch, so that the CPU figure includes a read and a write of the socket
- * per decision, as for a client that waits for each answer.
+ * per decision, as for a client that waits for each answer. {@code -Dgroups=1,20} measures each of our
+ * scripts also as our batching runner sends it under load: 20 decisions (of 20 random keys) per
+ * {@code EVALSHA} of the batch script, each decided on its own; its figures are per decision.
  * <p>
  * With {@code -Dinstructions=true}, each redis-server runs under Valgrind's callgrind, which counts the
  * instructions the server executes within {@code EVALSHA} (its function {@code evalShaCommand}, nested
@@ -62,6 +68,9 @@ public final class ScriptCost {
 	private static final int BATCH = Integer.getInteger("batch", 500);
 
 	private static final String SEED = "seed-fixed-window";
+
+	/** Decisions per EVALSHA: 1 for each script alone, more for the batch script carrying as many. */
+	private static final List<Integer> GROUPS = groups(System.getProperty("groups", "1"));
 
 	private ScriptCost() {
 	}
@@ -84,10 +93,21 @@ public final class ScriptCost {
 		String compare = System.getProperty("compare");
 		List<Spec> systems = new ArrayList<>();
 		for (String algorithm : algorithms) {
-			systems.add(new Spec(algorithm, algorithm, directory));
-			if (compare != null && !algorithm.equals(SEED)) {
-				Path other = Path.of(compare);
-				systems.add(new Spec(algorithm + " [" + other.getFileName() + "]", algorithm, other));
+			for (int group : GROUPS) {
+				if (group == 1) {
+					systems.add(new Spec(algorithm, algorithm, directory, 1));
+					if (compare != null && !algorithm.equals(SEED)) {
+						Path other = Path.of(compare);
+						systems.add(new Spec(algorithm + " [" + other.getFileName() + "]", algorithm, other, 1));
+					}
+				}
+				else if (!algorithm.equals(SEED)) {
+					if (directory != null || compare != null) {
+						throw new IllegalArgumentException("-Dgroups measures the class path's batch script only: "
+								+ "leave out the script directory and -Dcompare");
+					}
+					systems.add(new Spec(algorithm + " (batched, " + group + " per EVALSHA)", algorithm, null, group));
+				}
 			}
 		}
 		if (instructions) {
@@ -110,7 +130,7 @@ public final class ScriptCost {
 		rows.forEach((row) -> System.out.println("[script-cost] " + row.line()));
 		System.out.println();
 		System.out.println("Scripts: " + ((directory != null) ? directory : "the class path") + "; " + calls
-				+ " decisions per script in " + ROUNDS + " rounds, " + BATCH + " per batch, " + KEYS
+				+ " decisions per script in " + ROUNDS + " rounds, " + BATCH + " decisions pipelined at a time, " + KEYS
 				+ " keys, allowed path, server time");
 		System.out.println();
 		System.out.println("| script | Redis µs per decision (EVALSHA) | Redis CPU µs per decision | ÷ seed (µs / CPU) "
@@ -130,7 +150,7 @@ public final class ScriptCost {
 		List<Trial> trials = new ArrayList<>();
 		try {
 			for (Spec system : systems) {
-				trials.add(Trial.start(system.label(), sent(system.algorithm(), system.directory())));
+				trials.add(Trial.start(system.label(), sent(system)));
 			}
 			SplittableRandom random = new SplittableRandom(17);
 			int perRound = calls / ROUNDS;
@@ -170,7 +190,7 @@ public final class ScriptCost {
 		List<Row> rows = new ArrayList<>();
 		for (Spec system : systems) {
 			// one at a time: each server takes a CPU while callgrind runs it
-			try (Trial trial = Trial.start(system.label(), sent(system.algorithm(), system.directory()), wrapper)) {
+			try (Trial trial = Trial.start(system.label(), sent(system), wrapper)) {
 				SplittableRandom random = new SplittableRandom(17);
 				trial.run(random, Math.max(calls / 5, 1));
 				Row row = trial.instructions(random, calls, work);
@@ -181,8 +201,31 @@ public final class ScriptCost {
 		return rows;
 	}
 
-	/** Fails unless the reply is an allowed decision: this measures the allowed path only. */
-	private static void check(String system, @Nullable Object reply) {
+	private static List<Integer> groups(String text) {
+		List<Integer> groups = new ArrayList<>();
+		for (String part : text.split(",")) {
+			int group = Integer.parseInt(part.trim());
+			if (group < 1 || group > 128) {
+				throw new IllegalArgumentException("-Dgroups takes decisions per EVALSHA from 1 to 128 (the runner's "
+						+ "largest batch), not " + group);
+			}
+			groups.add(group);
+		}
+		return List.copyOf(groups);
+	}
+
+	/**
+	 * Fails unless the reply is an allowed decision, or with {@code calls} above 0 a batch of as many:
+	 * this measures the allowed path only.
+	 */
+	private static void check(String system, @Nullable Object reply, int calls) {
+		if (calls > 0) {
+			if (!(reply instanceof List<?> replies) || replies.size() != calls) {
+				throw new IllegalStateException(system + " answered a batch of " + calls + " with " + reply);
+			}
+			replies.forEach((one) -> check(system, one, 0));
+			return;
+		}
 		boolean allowed = (reply instanceof Long count) ? count <= Contenders.ALLOWED.limit()
 				: (reply instanceof List<?> list && Long.valueOf(1).equals(list.get(0)));
 		if (!allowed) {
@@ -199,18 +242,55 @@ public final class ScriptCost {
 		throw new IllegalStateException("No " + name + " in " + stat);
 	}
 
-	private static Sent sent(String system, @Nullable Path directory) {
+	private static Sent sent(Spec spec) {
+		String system = spec.algorithm();
+		Path directory = spec.directory();
 		if (system.equals(SEED)) {
 			// the seed's limiter sends its script with the window in seconds, under rate:fixed:<id>
 			return new Sent(new OurContender.SentScript(seedScript(),
-					List.of(Long.toString(Contenders.ALLOWED.window().toSeconds()))), "rate:fixed:");
+					List.of(Long.toString(Contenders.ALLOWED.window().toSeconds()))), "rate:fixed:", 1, 0);
+		}
+		if (spec.group() > 1) {
+			return batched(system, spec.group());
 		}
 		OurContender.SentScript captured = OurContender.SentScript.capture(system, Contenders.ALLOWED);
 		String script = (directory != null) ? read(directory.resolve("prelude.lua")) + read(directory.resolve(system + ".lua"))
 				: captured.script();
 		RedisRateLimiter limiter = OurContender.limiter(system, (s, k, a) -> List.of()).build();
 		String key = limiter.redisKey("user-0");
-		return new Sent(new OurContender.SentScript(script, captured.args()), key.substring(0, key.length() - "user-0".length()));
+		return new Sent(new OurContender.SentScript(script, captured.args()), key.substring(0, key.length() - "user-0".length()),
+				1, 0);
+	}
+
+	/**
+	 * The batch script our runner sends under load, carrying {@code group} calls of one algorithm's
+	 * script: read from the limiter's own package, as the runner finds them.
+	 */
+	private static Sent batched(String system, int group) {
+		AtomicReference<RedisScript<?>> script = new AtomicReference<>();
+		OurContender.SentScript captured = OurContender.SentScript.capture(system, Contenders.ALLOWED);
+		RedisRateLimiter limiter = OurContender.limiter(system, (s, k, a) -> {
+			script.set(s);
+			return List.of(1L, 0L, 0L, 0L);
+		}).build();
+		limiter.tryAcquire("user-0", Contenders.ALLOWED);
+		try {
+			Class<?> scripts = Class.forName("dev.ratelimit.redis.RedisScripts");
+			Method index = scripts.getDeclaredMethod("batchIndex", RedisScript.class);
+			index.setAccessible(true);
+			Field batch = scripts.getDeclaredField("BATCH");
+			batch.setAccessible(true);
+			int scriptIndex = (int) index.invoke(null, script.get());
+			if (scriptIndex == 0) {
+				throw new IllegalStateException(system + "'s script is not among the batch script's");
+			}
+			String key = limiter.redisKey("user-0");
+			return new Sent(new OurContender.SentScript(((RedisScript<?>) batch.get(null)).getScriptAsString(), captured.args()),
+					key.substring(0, key.length() - "user-0".length()), group, scriptIndex);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException("Could not read the batch script from dev.ratelimit.redis.RedisScripts", ex);
+		}
 	}
 
 	private static String seedScript() {
@@ -234,11 +314,40 @@ public final class ScriptCost {
 		}
 	}
 
-	private record Sent(OurContender.SentScript script, String keyPrefix) {
+	/**
+	 * What a trial sends: the script, the prefix of its keys, and with {@code group} above 1 the batch
+	 * script carrying that many calls of the script at {@code index} in it.
+	 */
+	private record Sent(OurContender.SentScript script, String keyPrefix, int group, int index) {
+
+		/** Encodes one EVALSHA carrying the calls of these keys. */
+		byte[] evalsha(String sha, int[] keys) {
+			if (this.group == 1) {
+				return this.script.evalsha(sha, this.keyPrefix + "user-" + keys[0]);
+			}
+			List<String> args = this.script.args();
+			List<String> parts = new ArrayList<>(4 + keys.length * (4 + args.size()));
+			parts.addAll(List.of("EVALSHA", sha, Integer.toString(keys.length)));
+			for (int key : keys) {
+				parts.add(this.keyPrefix + "user-" + key);
+			}
+			parts.add(Integer.toString(keys.length));
+			for (int c = 0; c < keys.length; c++) {
+				parts.addAll(List.of(Integer.toString(this.index), "1", Integer.toString(args.size())));
+			}
+			for (int c = 0; c < keys.length; c++) {
+				parts.addAll(args);
+			}
+			return RespConnection.encode(parts.toArray(new String[0]));
+		}
+
 	}
 
-	/** A script to measure: its label in the table, its algorithm, and where to read it from (null: the class path). */
-	private record Spec(String label, String algorithm, @Nullable Path directory) {
+	/**
+	 * A script to measure: its label in the table, its algorithm, where to read it from (null: the
+	 * class path), and its decisions per EVALSHA.
+	 */
+	private record Spec(String label, String algorithm, @Nullable Path directory, int group) {
 	}
 
 	/** One script on a redis-server of its own, with its keys filled, and what its rounds measured. */
@@ -252,6 +361,10 @@ public final class ScriptCost {
 
 		private final byte[][] commands = new byte[KEYS][];
 
+		private final Sent sent;
+
+		private final String sha;
+
 		private final List<Double> usec = new ArrayList<>();
 
 		private final List<Double> cpu = new ArrayList<>();
@@ -263,9 +376,10 @@ public final class ScriptCost {
 		private Trial(String system, BenchmarkRedis redis, Sent sent) {
 			this.system = system;
 			this.redis = redis;
-			String sha = sent.script().load(redis);
+			this.sent = sent;
+			this.sha = sent.script().load(redis);
 			for (int i = 0; i < KEYS; i++) {
-				this.commands[i] = sent.script().evalsha(sha, sent.keyPrefix() + "user-" + i);
+				this.commands[i] = sent.evalsha(this.sha, new int[] { i });
 			}
 			this.connection = RespConnection.open(redis.port());
 			// every key exists before measuring, as in the benchmarks
@@ -276,7 +390,7 @@ public final class ScriptCost {
 				}
 				this.connection.flush();
 				for (int i = first; i < end; i++) {
-					check(system, this.connection.readOk());
+					check(system, this.connection.readOk(), (sent.group() > 1) ? 1 : 0);
 				}
 			}
 		}
@@ -301,7 +415,7 @@ public final class ScriptCost {
 			ServerCounters before = this.redis.counters();
 			run(random, count);
 			ServerCounters after = this.redis.counters();
-			this.usec.add(field(this.redis.info("commandstats").get("cmdstat_evalsha"), "usec_per_call"));
+			this.usec.add(field(this.redis.info("commandstats").get("cmdstat_evalsha"), "usec_per_call") / this.sent.group());
 			this.cpu.add((after.cpuSeconds() - before.cpuSeconds()) * 1e6 / count);
 			after.callsSince(before).forEach((command, calls) -> {
 				if (!command.equals("evalsha") && !command.equals("config")) {
@@ -366,15 +480,26 @@ public final class ScriptCost {
 			}
 		}
 
+		/** Runs {@code count} decisions (rounded up to whole EVALSHA), {@link #BATCH} of them pipelined at a time. */
 		void run(SplittableRandom random, int count) {
+			int group = this.sent.group();
+			int[] keys = new int[group];
 			for (int done = 0; done < count; done += BATCH) {
-				int batch = Math.min(BATCH, count - done);
-				for (int i = 0; i < batch; i++) {
-					this.connection.write(this.commands[random.nextInt(this.commands.length)]);
+				int commands = Math.max((Math.min(BATCH, count - done) + group - 1) / group, 1);
+				for (int i = 0; i < commands; i++) {
+					if (group == 1) {
+						this.connection.write(this.commands[random.nextInt(this.commands.length)]);
+					}
+					else {
+						for (int c = 0; c < group; c++) {
+							keys[c] = random.nextInt(KEYS);
+						}
+						this.connection.write(this.sent.evalsha(this.sha, keys));
+					}
 				}
 				this.connection.flush();
-				for (int i = 0; i < batch; i++) {
-					check(this.system, this.connection.readOk());
+				for (int i = 0; i < commands; i++) {
+					check(this.system, this.connection.readOk(), (group > 1) ? group : 0);
 				}
 			}
 		}

@@ -20,7 +20,7 @@
 -- Commands: a key never blocked costs one HMGET on top of the algorithm's; a blocked one HMGET (and
 -- TIME on the server's clock); a refusal that starts a block HSET and PEXPIRE more.
 
--- now, clock(), int() and answer() come from prelude.lua, which read ARGV[1] and ARGV[2] as the algorithm does
+-- now, clock(), int() and reply come from prelude.lua, which read ARGV[1] and ARGV[2] as the algorithm does
 
 local n = #ARGV - 4
 local block = redis.call('HMGET', KEYS[1], 'u', 'd')
@@ -28,7 +28,7 @@ local ends = tonumber(block[1])
 if ends and ends > clock() then
   local left = ends - clock()
   for i = 1, (n - 2) / 3 do
-    answer(i, false, 0, left, left)
+    reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = 0, 0, left, left
   end
   return reply
 end

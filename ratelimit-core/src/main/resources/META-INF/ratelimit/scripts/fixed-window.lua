@@ -21,10 +21,10 @@
 -- Commands on the server's clock: a granted call HMGET, PTTL, HINCRBY (HSET and PEXPIRE instead when
 -- it opens the window); a refused call HMGET, PTTL.
 
--- permits, peek, now, clock() and int() come from prelude.lua
+-- permits, peek, now, clock(), int(), states and reply come from prelude.lua
 
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
--- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- state is kept in these locals from one loop to the next; with several, in states[i] (see prelude.lua).
 -- kind: what the key holds: 'new' (nothing), 'stale' (a window that is over), 'caller' (a window with
 -- field s), or the TTL in ms of a window on the server's clock. left: µs until the window ends.
 local granted = true
@@ -40,18 +40,21 @@ for i = 1, #KEYS do
     state = {false, false}
   end
   local start
-  count, start, left, kind = tonumber(state[1]), tonumber(state[2]), false, false
+  count, start, left, kind = tonumber(state[1]), state[2] and tonumber(state[2]), false, false
   if count and start then
     left, kind = start + window - clock(), 'caller'
   elseif count then
     -- it ends when the key expires, within the millisecond after its TTL. Without a TTL (left by hand),
     -- or with one longer than this window (it was opened under a longer one), its end is unknown: it is
     -- given a whole window from now, and its TTL set to match (kind -1)
+    -- (written without math.ceil and math.min, which cost a call each: (kind + 1) * 1000 >= window + 2000
+    -- is kind > ceil(window / 1000))
     kind = redis.call('PTTL', KEYS[i])
-    if kind < 0 or kind > math.ceil(window / 1000) then
+    left = (kind + 1) * 1000
+    if kind < 0 or left >= window + 2000 then
       kind, left = -1, window
-    else
-      left = math.min((kind + 1) * 1000, window)
+    elseif left > window then
+      left = window
     end
   end
   if not left or left <= 0 then
@@ -60,11 +63,15 @@ for i = 1, #KEYS do
   if count + permits > limit then
     granted = false
   end
-  keep(i, limit, window, count, left, kind)
+  if states then
+    states[i] = {limit, window, count, left, kind}
+  end
 end
 
 for i = 1, #KEYS do
-  limit, window, count, left, kind = restore(i, limit, window, count, left, kind)
+  if states then
+    limit, window, count, left, kind = unpack(states[i])
+  end
   local admits = count + permits <= limit
   if peek then
     -- nothing is written
@@ -98,8 +105,9 @@ for i = 1, #KEYS do
     count = count + permits
   end
   -- a limit lowered since the key filled can leave count above it
-  local remaining = math.max(limit - count, 0)
+  local remaining = (count < limit) and limit - count or 0
   local retry_after, reset_after = admits and 0 or left, (count > 0) and left or 0
-  answer(i, admits, remaining, retry_after, reset_after)
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

@@ -18,10 +18,10 @@
 --
 -- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
--- permits, peek, now, clock() and int() come from prelude.lua
+-- permits, peek, now, clock(), int(), states and reply come from prelude.lua
 
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
--- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- state is kept in these locals from one loop to the next; with several, in states[i] (see prelude.lua).
 -- diff: how far the TAT lies ahead of now, in 1/limit µs (never behind: a late TAT restarts at now).
 local granted = true
 local limit, window, burst, diff
@@ -46,11 +46,15 @@ for i = 1, #KEYS do
   if diff + permits * window > burst * window then
     granted = false
   end
-  keep(i, limit, window, burst, diff)
+  if states then
+    states[i] = {limit, window, burst, diff}
+  end
 end
 
 for i = 1, #KEYS do
-  limit, window, burst, diff = restore(i, limit, window, burst, diff)
+  if states then
+    limit, window, burst, diff = unpack(states[i])
+  end
   local admits = diff + permits * window <= burst * window
   local retry_after = admits and 0 or math.ceil((diff + permits * window - burst * window) / limit)
   if peek then
@@ -69,6 +73,7 @@ for i = 1, #KEYS do
   end
   local remaining = math.max(math.floor((burst * window - diff) / window), 0)
   local reset_after = math.ceil(diff / limit)
-  answer(i, admits, remaining, retry_after, reset_after)
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

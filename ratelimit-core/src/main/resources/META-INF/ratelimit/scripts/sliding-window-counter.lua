@@ -21,10 +21,10 @@
 -- Commands on the server's clock: a granted call TIME, HMGET, HINCRBY (HSET and PEXPIRE instead when it
 -- is the first of its window); a refused call TIME, HMGET, PTTL.
 
--- permits, peek, now, clock() and int() come from prelude.lua
+-- permits, peek, now, clock(), int(), states and reply come from prelude.lua
 
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
--- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- state is kept in these locals from one loop to the next; with several, in states[i] (see prelude.lua).
 -- index: the current window; t: the time the weights are taken at (now, or later after a clock step
 -- back); same: whether the stored fields describe the current window, so that a grant only increments.
 local granted = true
@@ -58,11 +58,15 @@ for i = 1, #KEYS do
   if previous * (window - (t - index * window)) + (current + permits) * window > limit * window then
     granted = false
   end
-  keep(i, limit, window, index, t, current, previous, same)
+  if states then
+    states[i] = {limit, window, index, t, current, previous, same}
+  end
 end
 
 for i = 1, #KEYS do
-  limit, window, index, t, current, previous, same = restore(i, limit, window, index, t, current, previous, same)
+  if states then
+    limit, window, index, t, current, previous, same = unpack(states[i])
+  end
   local elapsed = t - index * window
   local admits = previous * (window - elapsed) + (current + permits) * window <= limit * window
   local retry_after = 0
@@ -105,6 +109,7 @@ for i = 1, #KEYS do
   end
   local remaining = math.max(math.floor((limit * window - weighted) / window), 0)
   retry_after = admits and 0 or (retry_after + ahead)
-  answer(i, admits, remaining, retry_after, reset_after)
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

@@ -17,10 +17,10 @@
 -- ZCOUNT, PEXPIRE; a refused call TIME, ZREMRANGEBYSCORE, ZCARD, ZRANGE, ZRANGEBYSCORE, PTTL. Scores
 -- are integers, so that the entries within the window are those from now - window_us + 1 on.
 
--- permits, peek, now, clock() and int() come from prelude.lua
+-- permits, peek, now, clock(), int(), states and reply come from prelude.lua
 
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
--- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- state is kept in these locals from one loop to the next; with several, in states[i] (see prelude.lua).
 -- count: the entries within the window.
 local granted = true
 local limit, window, count
@@ -44,11 +44,15 @@ for i = 1, #KEYS do
   if count + permits > limit then
     granted = false
   end
-  keep(i, limit, window, count)
+  if states then
+    states[i] = {limit, window, count}
+  end
 end
 
 for i = 1, #KEYS do
-  limit, window, count = restore(i, limit, window, count)
+  if states then
+    limit, window, count = unpack(states[i])
+  end
   local admits = count + permits <= limit
   if granted and not peek then
     -- members must be unique: calls within the same microsecond each add their own entries
@@ -83,6 +87,7 @@ for i = 1, #KEYS do
   end
   -- a limit lowered since the key filled can leave count above it
   local remaining = math.max(limit - count, 0)
-  answer(i, admits, remaining, retry_after, reset_after)
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

@@ -20,10 +20,10 @@
 --
 -- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
--- permits, peek, now, clock() and int() come from prelude.lua
+-- permits, peek, now, clock(), int(), states and reply come from prelude.lua
 
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
--- state is kept in these locals from one loop to the next; with several, in a table per limit.
+-- state is kept in these locals from one loop to the next; with several, in states[i] (see prelude.lua).
 -- available: tokens now, in units of 1/window_us; stamp: the time to record as the last refill.
 local granted = true
 local limit, window, capacity, available, stamp
@@ -65,11 +65,15 @@ for i = 1, #KEYS do
   if available < permits * window then
     granted = false
   end
-  keep(i, limit, window, capacity, available, stamp)
+  if states then
+    states[i] = {limit, window, capacity, available, stamp}
+  end
 end
 
 for i = 1, #KEYS do
-  limit, window, capacity, available, stamp = restore(i, limit, window, capacity, available, stamp)
+  if states then
+    limit, window, capacity, available, stamp = unpack(states[i])
+  end
   local admits = available >= permits * window
   if peek then
     -- nothing is written
@@ -83,6 +87,7 @@ for i = 1, #KEYS do
   local remaining, retry_after = math.floor(available / window),
     admits and 0 or math.ceil((permits * window - available) / limit)
   local reset_after = math.ceil((capacity - available) / limit)
-  answer(i, admits, remaining, retry_after, reset_after)
+  reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
+    reset_after
 end
 return reply

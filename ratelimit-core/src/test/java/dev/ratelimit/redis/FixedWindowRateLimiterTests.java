@@ -178,4 +178,24 @@ class FixedWindowRateLimiterTests {
 		assertThat(this.redis.getExpire(serverTime.redisKey(this.key), TimeUnit.MILLISECONDS)).isBetween(55_000L, 60_000L);
 	}
 
+	@Test
+	void takesTheEndOfAWindowOnTheServersClockFromItsKeysTtl() {
+		FixedWindowRateLimiter serverTime = new FixedWindowRateLimiter(this.redis);
+		RateLimit onePerMinute = RateLimit.of(1, Duration.ofMinutes(1));
+		assertThat(serverTime.tryAcquire(this.key, onePerMinute).allowed()).isTrue();
+		String redisKey = serverTime.redisKey(this.key);
+		// a TTL within the window is the window's end, to the millisecond after it, and is kept as it is
+		this.redis.expire(redisKey, Duration.ofMillis(30_000));
+		RateLimitDecision refused = serverTime.tryAcquire(this.key, onePerMinute);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isBetween(Duration.ofMillis(29_000), Duration.ofMillis(30_001));
+		assertThat(refused.resetAfter()).isEqualTo(refused.retryAfter());
+		assertThat(this.redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(29_000L, 30_000L);
+		// as is a TTL of the whole window
+		this.redis.expire(redisKey, Duration.ofMillis(60_000));
+		assertThat(serverTime.tryAcquire(this.key, onePerMinute).retryAfter()).isBetween(Duration.ofMillis(59_000),
+				Duration.ofMillis(60_000));
+		assertThat(this.redis.getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(59_000L, 60_000L);
+	}
+
 }
