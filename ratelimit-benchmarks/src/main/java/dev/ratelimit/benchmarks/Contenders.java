@@ -1,5 +1,6 @@
 package dev.ratelimit.benchmarks;
 
+import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,6 +68,12 @@ public final class Contenders {
 	/** Our fixed-window script over Lettuce's blocking API with no limiter code around it: the client's own cost. */
 	public static final String LETTUCE_EVALSHA = "lettuce-evalsha";
 
+	/**
+	 * The seed's fixed-window script ({@code INCR}, {@code EXPIRE} when it opens the window) over Lettuce's
+	 * blocking API with no limiter code around it: the reference of the steady state's targets.
+	 */
+	public static final String LETTUCE_EVALSHA_SEED = "lettuce-evalsha-seed";
+
 	/** The limit every allowed-path benchmark uses: never reached. */
 	public static final RateLimit ALLOWED = RateLimit.of(1_000_000, Duration.ofHours(1));
 
@@ -108,6 +115,7 @@ public final class Contenders {
 			case "bucket4j" -> bucket4j(redis, keys, limit);
 			case "redisson" -> redisson(redis, keys, limit);
 			case LETTUCE_EVALSHA -> lettuceEvalsha(redis, keys, limit);
+			case LETTUCE_EVALSHA_SEED -> lettuceEvalshaSeed(redis, keys, limit);
 			default -> throw new IllegalArgumentException("Unknown system " + name);
 		};
 	}
@@ -219,6 +227,43 @@ public final class Contenders {
 			connection.close();
 			client.shutdown();
 		});
+	}
+
+	private static Contender lettuceEvalshaSeed(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		String sha = new String((byte[]) redis.admin().call("SCRIPT", "LOAD", seedFixedWindowScript()),
+				StandardCharsets.US_ASCII);
+		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
+		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+		RedisCommands<byte[], byte[]> commands = connection.sync();
+		byte[][][] redisKeys = new byte[keys.length][][];
+		for (int i = 0; i < keys.length; i++) {
+			redisKeys[i] = new byte[][] { ("lettuce-seed:fixed:" + keys[i]).getBytes(StandardCharsets.UTF_8) };
+		}
+		// the seed's limiter sends the window in seconds and grants while the count is within the limit
+		byte[] window = Long.toString(limit.window().toSeconds()).getBytes(StandardCharsets.UTF_8);
+		long max = limit.limit();
+		return new SelfFilling(keys, (i) -> {
+			Long count = commands.evalsha(sha, ScriptOutputType.INTEGER, redisKeys[i], window);
+			return count != null && count <= max;
+		}, () -> {
+			connection.close();
+			client.shutdown();
+		});
+	}
+
+	/**
+	 * Returns the seed's fixed-window script, read from its class, which stays as the article wrote it.
+	 * @return the Lua source
+	 */
+	static String seedFixedWindowScript() {
+		try {
+			Field field = dev.ratelimit.benchmarks.seed.FixedWindowRateLimiter.class.getDeclaredField("SCRIPT");
+			field.setAccessible(true);
+			return (String) field.get(null);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**

@@ -247,7 +247,7 @@ public final class ScriptCost {
 		Path directory = spec.directory();
 		if (system.equals(SEED)) {
 			// the seed's limiter sends its script with the window in seconds, under rate:fixed:<id>
-			return new Sent(new OurContender.SentScript(seedScript(),
+			return new Sent(new OurContender.SentScript(Contenders.seedFixedWindowScript(),
 					List.of(Long.toString(Contenders.ALLOWED.window().toSeconds()))), "rate:fixed:", 1, 0);
 		}
 		if (spec.group() > 1) {
@@ -293,18 +293,6 @@ public final class ScriptCost {
 		}
 	}
 
-	private static String seedScript() {
-		try {
-			// the seed's class stays as the article wrote it, script and all
-			Field field = dev.ratelimit.benchmarks.seed.FixedWindowRateLimiter.class.getDeclaredField("SCRIPT");
-			field.setAccessible(true);
-			return (String) field.get(null);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
 	private static String read(Path file) {
 		try {
 			return Files.readString(file);
@@ -326,18 +314,18 @@ public final class ScriptCost {
 				return this.script.evalsha(sha, this.keyPrefix + "user-" + keys[0]);
 			}
 			List<String> args = this.script.args();
-			List<String> parts = new ArrayList<>(4 + keys.length * (4 + args.size()));
+			List<String> parts = new ArrayList<>(6 + keys.length * 4 + args.size());
 			parts.addAll(List.of("EVALSHA", sha, Integer.toString(keys.length)));
 			for (int key : keys) {
 				parts.add(this.keyPrefix + "user-" + key);
 			}
+			// as the runner sends them: calls with the same arguments share one list of them
 			parts.add(Integer.toString(keys.length));
 			for (int c = 0; c < keys.length; c++) {
-				parts.addAll(List.of(Integer.toString(this.index), "1", Integer.toString(args.size())));
+				parts.addAll(List.of(Integer.toString(this.index), "1", "1"));
 			}
-			for (int c = 0; c < keys.length; c++) {
-				parts.addAll(args);
-			}
+			parts.addAll(List.of("1", Integer.toString(args.size())));
+			parts.addAll(args);
 			return RespConnection.encode(parts.toArray(new String[0]));
 		}
 

@@ -25,11 +25,12 @@ import dev.ratelimit.testsupport.RedisBinary;
  * of the same length that reports decisions per second, the client's CPU µs per decision (this
  * process, from {@code /proc/self/stat}), Redis's CPU µs per decision ({@code INFO cpu}) and the Redis
  * commands per decision ({@code INFO commandstats}), with the ratios of each figure to plain Lettuce
- * {@code EVALSHA} of our fixed-window script.
+ * {@code EVALSHA} of the seed's fixed-window script (issue 17's reference; plain Lettuce {@code EVALSHA}
+ * of our fixed-window script is a row of its own).
  * <p>
  * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, the O(1) ones also with
  * batching ({@code fixed-window+batching}, ...), plain Lettuce
- * {@code EVALSHA}, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=8,64} (default 64),
+ * {@code EVALSHA} of our fixed-window script and of the seed's, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=8,64} (default 64),
  * {@code -Dsteady.out=<file>} (the tables, for {@code Report}),
  * {@code -Dwarmup=30s}, {@code -Dmeasure=30s}, {@code -Dredis.cpu=1} (the CPU redis-server is pinned
  * to; the script pins the JVM to the others). A full run takes about a minute per system; it needs
@@ -60,6 +61,7 @@ public final class SteadyState {
 			systems.addAll(Contenders.OURS);
 			systems.addAll(Contenders.OURS_BATCHING);
 			systems.add(Contenders.LETTUCE_EVALSHA);
+			systems.add(Contenders.LETTUCE_EVALSHA_SEED);
 			systems.addAll(Contenders.SEED);
 			systems.addAll(Contenders.PEERS);
 		}
@@ -86,15 +88,18 @@ public final class SteadyState {
 		}
 	}
 
-	/** One thread count's results as a Markdown table, with the ratios to plain Lettuce {@code EVALSHA}. */
+	/**
+	 * One thread count's results as a Markdown table, with the ratios to plain Lettuce {@code EVALSHA} of
+	 * the seed's script.
+	 */
 	private static String table(List<Result> results, int threads, Duration warmup, Duration measure) {
-		Result base = results.stream().filter((r) -> r.system().equals(Contenders.LETTUCE_EVALSHA)).findFirst()
+		Result base = results.stream().filter((r) -> r.system().equals(Contenders.LETTUCE_EVALSHA_SEED)).findFirst()
 			.orElse(null);
 		StringBuilder md = new StringBuilder();
 		md.append(String.format(Locale.ROOT, "%d threads, %d keys, allowed path, warm-up %s, measured %s:%n%n",
 				threads, KEYS, seconds(warmup), seconds(measure)));
 		md.append("| system | decisions/s | client CPU µs | Redis CPU µs | p50 / p99 latency µs | Redis commands per decision ")
-			.append("| ÷ plain Lettuce EVALSHA (decisions/s, client CPU, Redis CPU) |\n");
+			.append("| ÷ plain Lettuce EVALSHA of the seed's script (decisions/s, client CPU, Redis CPU) |\n");
 		md.append("|---|---:|---:|---:|---:|---|---|\n");
 		for (Result r : results) {
 			String ratios = (base == null) ? "–"

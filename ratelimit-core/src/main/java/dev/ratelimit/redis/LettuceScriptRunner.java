@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -789,23 +790,45 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			return keys;
 		}
 
-		/** The batch's arguments: their count, each call's script, key and argument counts, its arguments. */
+		/**
+		 * The batch's arguments (see {@code batch.lua}): the number of calls, each call's script, key count
+		 * and argument list, then the distinct argument lists, each once: calls under one rule on the
+		 * server's clock send the same arguments, and Redis then parses them once per batch.
+		 */
 		byte[][] args() {
 			int n = this.calls.size();
-			int count = 1 + 3 * n;
-			for (Call call : this.calls) {
-				count += call.args.length;
+			List<byte[][]> lists = new ArrayList<>();
+			int[] listOf = new int[n];
+			int count = 2 + 3 * n;
+			for (int c = 0; c < n; c++) {
+				byte[][] own = this.calls.get(c).args;
+				int list = lists.size();
+				for (int j = 0; j < lists.size(); j++) {
+					if (Arrays.deepEquals(lists.get(j), own)) {
+						list = j;
+						break;
+					}
+				}
+				if (list == lists.size()) {
+					lists.add(own);
+					count += 1 + own.length;
+				}
+				listOf[c] = list;
 			}
 			byte[][] args = new byte[count][];
 			args[0] = number(n);
-			int at = 1 + 3 * n;
 			for (int c = 0; c < n; c++) {
 				Call call = this.calls.get(c);
 				args[1 + 3 * c] = number(call.index);
 				args[2 + 3 * c] = number(call.keys.length);
-				args[3 + 3 * c] = number(call.args.length);
-				System.arraycopy(call.args, 0, args, at, call.args.length);
-				at += call.args.length;
+				args[3 + 3 * c] = number(listOf[c] + 1);
+			}
+			int at = 1 + 3 * n;
+			args[at++] = number(lists.size());
+			for (byte[][] list : lists) {
+				args[at++] = number(list.length);
+				System.arraycopy(list, 0, args, at, list.length);
+				at += list.length;
 			}
 			return args;
 		}
