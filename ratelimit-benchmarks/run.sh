@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark against redis-servers it starts on 127.0.0.1 and writes BENCHMARKS.md and
-# docs/benchmarks.png at the repository root; about 40 minutes on 2 cores, of which the steady state
-# with pinned CPUs takes 15 (STEADY=0 leaves it out). QUICK=1 tries the whole run out in a few minutes
+# docs/benchmarks.png at the repository root; about 55 minutes on 2 cores, of which the steady state
+# with pinned CPUs takes 20 (STEADY=0 leaves it out) and the scripts' instruction counts under
+# callgrind 5 (left out when valgrind is not installed). QUICK=1 tries the whole run out in a few minutes
 # (its figures mean nothing). Raw results: ratelimit-benchmarks/target/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +56,15 @@ if [[ "${STEADY:-1}" == "1" ]]; then
   if [[ "${QUICK:-0}" == "1" ]]; then steady_timing=(-Dwarmup=2s -Dmeasure=2s); else steady_timing=(-Dwarmup=30s -Dmeasure=15s); fi
   taskset -c 0 java -Dredis.cpu=1 -Dthreads=8,64 "${steady_timing[@]}" -Dsteady.out="$out/steady-state.md" \
     -cp "$jar" dev.ratelimit.benchmarks.SteadyState > "$out/steady-state.log" 2>&1
+fi
+
+if command -v valgrind > /dev/null && command -v callgrind_control > /dev/null; then
+  echo "== what each script costs Redis inside it, in instructions (callgrind; about 5 minutes)"
+  if [[ "${QUICK:-0}" == "1" ]]; then cost_calls=200; else cost_calls=2000; fi
+  java -Dinstructions=true -Dgroups=1,20 -Dscript-cost.out="$out/script-cost.md" -cp "$jar" \
+    dev.ratelimit.benchmarks.ScriptCost "$cost_calls" > "$out/script-cost.log" 2>&1
+else
+  echo "== no valgrind on the PATH: the instructions each script costs Redis are left out"
 fi
 
 echo "== report"

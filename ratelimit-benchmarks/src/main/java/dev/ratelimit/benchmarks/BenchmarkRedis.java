@@ -95,6 +95,7 @@ public final class BenchmarkRedis implements AutoCloseable {
 	public ServerCounters counters() {
 		Map<String, Long> calls = new LinkedHashMap<>();
 		long usec = 0;
+		long scriptUsec = 0;
 		for (Map.Entry<String, String> entry : info("commandstats").entrySet()) {
 			String command = entry.getKey().substring("cmdstat_".length());
 			for (String part : entry.getValue().split(",")) {
@@ -103,12 +104,15 @@ public final class BenchmarkRedis implements AutoCloseable {
 				}
 				else if (part.startsWith("usec=")) {
 					usec += Long.parseLong(part.substring(5));
+					if (command.equals("evalsha") || command.equals("eval")) {
+						scriptUsec += Long.parseLong(part.substring(5));
+					}
 				}
 			}
 		}
 		Map<String, String> cpu = info("cpu");
 		double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
-		return new ServerCounters(calls, usec, cpuSeconds, System.nanoTime());
+		return new ServerCounters(calls, usec, scriptUsec, cpuSeconds, System.nanoTime());
 	}
 
 	/**
@@ -144,10 +148,12 @@ public final class BenchmarkRedis implements AutoCloseable {
 	 *
 	 * @param calls calls per command name, for example {@code evalsha}
 	 * @param usec microseconds the server spent executing commands
+	 * @param scriptUsec of those, the microseconds in {@code EVALSHA} and {@code EVAL}, the commands their
+	 * scripts run included
 	 * @param cpuSeconds CPU seconds (user and system) the server process used
 	 * @param nanoTime when the snapshot was taken, on this JVM's monotonic clock
 	 */
-	public record ServerCounters(Map<String, Long> calls, long usec, double cpuSeconds, long nanoTime) {
+	public record ServerCounters(Map<String, Long> calls, long usec, long scriptUsec, double cpuSeconds, long nanoTime) {
 
 		/**
 		 * Returns the calls made between {@code earlier} and this snapshot, {@code INFO} excluded.

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
@@ -719,8 +721,8 @@ public final class Report {
 			.append("larger of the two CPU costs. Ratios are to plain Lettuce `EVALSHA` of the seed's fixed-window ")
 			.append("script with no limiter code (`lettuce-evalsha-seed`, the reference issue 17 set); `lettuce-evalsha` ")
 			.append("is the same client sending our fixed-window script, so ours ÷ it is the cost of our limiter code ")
-			.append("alone. Our limiters run without batching (`ratelimit.batching.enabled=false`), and the O(1) ")
-			.append("ones again with it (`+batching`, the starter's default): then decisions made while two calls are ")
+			.append("alone. Our limiters run without batching (`ratelimit.batching.enabled=false`), and again with it ")
+			.append("(`+batching`, the starter's default): then decisions made while two calls are ")
 			.append("in flight go to Redis together, one `EVALSHA` of the batch script per group, so `EVALSHA` per ")
 			.append("decision is the inverse of the mean group size. Latency is that of every 8th decision of the ")
 			.append("measurement, timed by the calling thread.\n\n");
@@ -733,13 +735,95 @@ public final class Report {
 		}
 		md.append(text);
 		steadyStateTargets(md, text);
+		steadyStateBounds(md, text);
 	}
 
 	/**
-	 * The steady state's targets, from its tables: per thread count, each system's decisions/s, client
-	 * and Redis CPU µs and p99 µs.
+	 * What bounds the steady state: each side's share of its pinned CPU, and what one decision costs the
+	 * Redis server inside the script ({@code script-cost.md}, written by {@link ScriptCost} under callgrind).
 	 */
-	private static void steadyStateTargets(StringBuilder md, String tables) {
+	private void steadyStateBounds(StringBuilder md, String tables) {
+		Map<Integer, Map<String, double[]>> byThreads = steadyResults(tables);
+		if (byThreads.isEmpty()) {
+			return;
+		}
+		md.append("### What bounds these figures\n\n");
+		md.append("**Throughput.** With each side pinned to a CPU of its own, the side whose CPU is full sets the ")
+			.append("throughput: its CPU µs per decision. Share of its CPU each side used (decisions/s × CPU µs per ")
+			.append("decision ÷ 10⁶; 1.00 = the whole CPU; below 1.00 on both sides, the calling threads wait on the ")
+			.append("round trip):\n\n");
+		List<Integer> threadCounts = new ArrayList<>(byThreads.keySet());
+		md.append("| system |");
+		threadCounts.forEach((threads) -> md.append(" client / Redis, ").append(threads).append(" threads |"));
+		md.append("\n|---|");
+		threadCounts.forEach((threads) -> md.append("---:|"));
+		md.append("\n");
+		for (String system : byThreads.get(threadCounts.get(0)).keySet()) {
+			md.append("| ").append(system).append(" |");
+			for (int threads : threadCounts) {
+				double[] values = byThreads.get(threads).get(system);
+				md.append((values == null) ? " – |" : String.format(Locale.ROOT, " %.2f / %.2f |", values[0] * values[1] / 1e6,
+						values[0] * values[2] / 1e6));
+			}
+			md.append("\n");
+		}
+		md.append("\n");
+		Path costs = this.results.resolve("script-cost.md");
+		if (!Files.exists(costs)) {
+			return;
+		}
+		String text;
+		try {
+			text = Files.readString(costs);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		Map<String, Double> instructions = new LinkedHashMap<>();
+		for (String line : text.split("\n")) {
+			String[] cells = line.split("\\|");
+			if (line.startsWith("| ") && cells.length > 2 && cells[2].strip().matches("[\\d,.]+")) {
+				instructions.put(cells[1].strip(), parse(cells[2]));
+			}
+		}
+		md.append("**Redis CPU.** What one decision costs the Redis server inside its script, counted in ")
+			.append("instructions under Valgrind's callgrind (`ScriptCost -Dinstructions=true`), which load from ")
+			.append("elsewhere on the machine cannot move: each script as our limiter sends it, one decision per ")
+			.append("`EVALSHA` and 20 per `EVALSHA` of the batch script, the seed's script, and the fixed window's ")
+			.append("three commands with nothing around them (`").append(ScriptCost.FLOOR).append("`). The request ")
+			.append("around a script (reading it from the socket, parsing it, writing the reply) is not counted here; ")
+			.append("it is counted in the steady state's Redis CPU above.\n\n");
+		md.append(text.strip()).append("\n\n");
+		Double seed = instructions.get("seed-fixed-window");
+		Double fixed = instructions.get("fixed-window");
+		Double floor = instructions.get(ScriptCost.FLOOR);
+		Double batched = instructions.entrySet().stream().filter((e) -> e.getKey().startsWith("fixed-window (batched"))
+			.map(Map.Entry::getValue).findFirst().orElse(null);
+		Map<String, double[]> at64 = byThreads.get(threadCounts.get(threadCounts.size() - 1));
+		double[] seedSteady = at64.get("seed-fixed-window");
+		double[] fixedBatching = at64.get("fixed-window" + Contenders.BATCHING);
+		if (seed != null && fixed != null && floor != null && batched != null && seedSteady != null && fixedBatching != null) {
+			md.append(String.format(Locale.ROOT, "Inside Redis our fixed window executes %,.0f instructions per decision "
+					+ "(%,.0f when batched) against %,.0f for the seed's script, %.2f×. Its three commands alone take %,.0f "
+					+ "(%.2f× the seed's whole script): it reads the count and the TTL that is its clock before it "
+					+ "charges, so that a refused call writes nothing and every answer carries the remaining permits and "
+					+ "the reset; the seed's `INCR` does neither, and our logic around the commands (several limits, "
+					+ "the caller's clock, repairs, the answer) is the remaining %,.0f. In the steady state the seed's "
+					+ "script costs Redis %.1f µs of CPU per decision at %d threads, %.1f µs of it inside the script "
+					+ "(`INFO commandstats`), the rest the request around it; batching shares that part among the "
+					+ "decisions of a batch (%.0f on average there, %.1f µs inside the script per decision), so ours "
+					+ "with batching comes to %.2f× the seed's Redis CPU per decision: the floor of that ratio is the "
+					+ "scripts' own work, which no client can take away.%n%n", fixed, batched, seed, fixed / seed,
+					floor, floor / seed, fixed - floor, seedSteady[2], threadCounts.get(threadCounts.size() - 1),
+					seedSteady[5], fixedBatching[4], fixedBatching[5], fixedBatching[2] / seedSteady[2]));
+		}
+	}
+
+	/**
+	 * Reads the steady state's tables: per thread count, each system's decisions/s, client and Redis CPU
+	 * µs, p99 µs, decisions per {@code EVALSHA}, and Redis µs inside scripts (NaN in tables without it).
+	 */
+	private static Map<Integer, Map<String, double[]>> steadyResults(String tables) {
 		Map<Integer, Map<String, double[]>> byThreads = new LinkedHashMap<>();
 		Map<String, double[]> current = null;
 		for (String line : tables.split("\n")) {
@@ -750,10 +834,22 @@ public final class Report {
 			else if (current != null && line.startsWith("| ") && !line.startsWith("| system")) {
 				String[] cells = line.split("\\|");
 				String[] latency = cells[5].split("/");
+				Matcher evalsha = Pattern.compile("([\\d.]+) EVALSHA").matcher(cells[6]);
+				double perEvalsha = evalsha.find() ? 1 / Double.parseDouble(evalsha.group(1)) : 1;
+				double inScripts = (cells.length > 8) ? parse(cells[8]) : Double.NaN;
 				current.put(cells[1].strip(), new double[] { parse(cells[2]), parse(cells[3]), parse(cells[4]),
-						parse(latency[1]) });
+						parse(latency[1]), perEvalsha, inScripts });
 			}
 		}
+		return byThreads;
+	}
+
+	/**
+	 * The steady state's targets, from its tables: per thread count, each system's decisions/s, client
+	 * and Redis CPU µs and p99 µs.
+	 */
+	private static void steadyStateTargets(StringBuilder md, String tables) {
+		Map<Integer, Map<String, double[]>> byThreads = steadyResults(tables);
 		if (byThreads.isEmpty()) {
 			return;
 		}
@@ -774,7 +870,7 @@ public final class Report {
 					List.of("fixed-window", "fixed-window+batching"), (v) -> v[2] / seed[2], 1.2, false);
 			steadyRow(md, "Redis CPU: every O(1) algorithm ≤ 1.5 × the seed's script", threads, r, withBatching(o1),
 					(v) -> v[2] / seed[2], 1.5, false);
-			steadyRow(md, "Redis CPU: sliding log ≤ 2 × the seed's script", threads, r, List.of("sliding-window-log"),
+			steadyRow(md, "Redis CPU: sliding log ≤ 2 × the seed's script", threads, r, List.of("sliding-window-log", "sliding-window-log" + Contenders.BATCHING),
 					(v) -> v[2] / seed[2], 2, false);
 			steadyRow(md, "Client CPU ≤ 1.15 × plain Lettuce EVALSHA (seed's script)", threads, r, withBatching(o1),
 					(v) -> v[1] / plain[1], 1.15, false);
@@ -793,11 +889,11 @@ public final class Report {
 						true);
 			}
 			steadyRow(md, "Batching: decisions/s ≥ 1.5 × plain Lettuce EVALSHA (seed's script)", threads, r,
-					List.of("fixed-window+batching", "token-bucket+batching", "gcra+batching"),
+					o1.stream().map((system) -> system + Contenders.BATCHING).toList(),
 					(v) -> v[0] / plain[0], 1.5, true);
 			StringBuilder p99 = new StringBuilder();
 			boolean met = true;
-			for (String system : List.of("fixed-window", "token-bucket", "gcra")) {
+			for (String system : Contenders.OURS) {
 				double[] off = r.get(system);
 				double[] on = r.get(system + Contenders.BATCHING);
 				if (off != null && on != null) {
@@ -1075,6 +1171,7 @@ public final class Report {
 		return switch (system) {
 			case "fixed-window" -> "fixed";
 			case "sliding-window-counter" -> "counter";
+			case "sliding-window-log" -> "log";
 			case "token-bucket" -> "bucket";
 			case "gcra" -> "GCRA";
 			default -> system;

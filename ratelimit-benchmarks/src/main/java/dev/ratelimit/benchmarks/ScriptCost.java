@@ -49,7 +49,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * at a time instead of 500 to a batch, so that the CPU figure includes a read and a write of the socket
  * per decision, as for a client that waits for each answer. {@code -Dgroups=1,20} measures each of our
  * scripts also as our batching runner sends it under load: 20 decisions (of 20 random keys) per
- * {@code EVALSHA} of the batch script, each decided on its own; its figures are per decision.
+ * {@code EVALSHA} of the batch script, each decided on its own; its figures are per decision. The row
+ * {@value #FLOOR} is the floor of our fixed window: its three commands alone, with no logic around
+ * them. {@code -Dscript-cost.out=<file>} also writes the table there (for {@code Report}).
  * <p>
  * With {@code -Dinstructions=true}, each redis-server runs under Valgrind's callgrind, which counts the
  * instructions the server executes within {@code EVALSHA} (its function {@code evalShaCommand}, nested
@@ -69,6 +71,19 @@ public final class ScriptCost {
 
 	private static final String SEED = "seed-fixed-window";
 
+	/**
+	 * The floor of our fixed window: the three commands it runs on the allowed path (read the count,
+	 * read the TTL that is its clock, charge the permit), with nothing around them, answering as it does.
+	 */
+	static final String FLOOR = "fixed-window-commands-only";
+
+	private static final String FLOOR_SCRIPT = """
+			redis.call('HMGET', KEYS[1], 'n', 's')
+			redis.call('PTTL', KEYS[1])
+			redis.call('HINCRBY', KEYS[1], 'n', ARGV[2])
+			return {1, 0, 0, 0}
+			""";
+
 	/** Decisions per EVALSHA: 1 for each script alone, more for the batch script carrying as many. */
 	private static final List<Integer> GROUPS = groups(System.getProperty("groups", "1"));
 
@@ -85,6 +100,7 @@ public final class ScriptCost {
 		Path directory = (args.length > 1) ? Path.of(args[1]) : null;
 		List<String> algorithms = new ArrayList<>();
 		algorithms.add(SEED);
+		algorithms.add(FLOOR);
 		algorithms.addAll(Contenders.OURS);
 		String only = System.getProperty("scripts");
 		if (only != null) {
@@ -96,12 +112,12 @@ public final class ScriptCost {
 			for (int group : GROUPS) {
 				if (group == 1) {
 					systems.add(new Spec(algorithm, algorithm, directory, 1));
-					if (compare != null && !algorithm.equals(SEED)) {
+					if (compare != null && Contenders.OURS.contains(algorithm)) {
 						Path other = Path.of(compare);
 						systems.add(new Spec(algorithm + " [" + other.getFileName() + "]", algorithm, other, 1));
 					}
 				}
-				else if (!algorithm.equals(SEED)) {
+				else if (Contenders.OURS.contains(algorithm)) {
 					if (directory != null || compare != null) {
 						throw new IllegalArgumentException("-Dgroups measures the class path's batch script only: "
 								+ "leave out the script directory and -Dcompare");
@@ -112,37 +128,53 @@ public final class ScriptCost {
 		}
 		if (instructions) {
 			List<Row> rows = measureInstructions(systems, calls);
-			System.out.println();
-			System.out.println("Scripts: " + ((directory != null) ? directory : "the class path") + "; " + calls
-					+ " decisions per script, " + KEYS + " keys, allowed path, server time, under callgrind");
-			System.out.println();
-			System.out.println("| script | Redis instructions per decision (EVALSHA) | ÷ seed | commands per decision in the script |");
-			System.out.println("|---|---:|---:|---|");
+			StringBuilder md = new StringBuilder();
+			md.append("Scripts: ").append((directory != null) ? directory : "the class path").append("; ").append(calls)
+				.append(" decisions per script, ").append(KEYS).append(" keys, allowed path, server time, under callgrind")
+				.append(" (Redis ").append(RedisBinary.version(RedisBinary.find())).append(")\n\n");
+			md.append("| script | Redis instructions per decision (EVALSHA) | ÷ seed | commands per decision in the script |\n");
+			md.append("|---|---:|---:|---|\n");
 			double seed = rows.stream().filter((row) -> row.system().equals(SEED)).mapToDouble((row) -> row.usecPerCall().median())
 				.findFirst().orElse(Double.NaN);
 			for (Row row : rows) {
-				System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f× | %s |%n", row.system(), row.usecPerCall().median(),
-						row.usecPerCall().median() / seed, row.commandsText());
+				md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f× | %s |%n", row.system(), row.usecPerCall().median(),
+						row.usecPerCall().median() / seed, row.commandsText()));
 			}
+			print(md);
 			return;
 		}
 		List<Row> rows = measure(systems, calls);
 		rows.forEach((row) -> System.out.println("[script-cost] " + row.line()));
-		System.out.println();
-		System.out.println("Scripts: " + ((directory != null) ? directory : "the class path") + "; " + calls
-				+ " decisions per script in " + ROUNDS + " rounds, " + BATCH + " decisions pipelined at a time, " + KEYS
-				+ " keys, allowed path, server time");
-		System.out.println();
-		System.out.println("| script | Redis µs per decision (EVALSHA) | Redis CPU µs per decision | ÷ seed (µs / CPU) "
-				+ "| commands per decision in the script |");
-		System.out.println("|---|---:|---:|---:|---|");
+		StringBuilder md = new StringBuilder();
+		md.append("Scripts: ").append((directory != null) ? directory : "the class path").append("; ").append(calls)
+			.append(" decisions per script in ").append(ROUNDS).append(" rounds, ").append(BATCH)
+			.append(" decisions pipelined at a time, ").append(KEYS).append(" keys, allowed path, server time\n\n");
+		md.append("| script | Redis µs per decision (EVALSHA) | Redis CPU µs per decision | ÷ seed (µs / CPU) ")
+			.append("| commands per decision in the script |\n");
+		md.append("|---|---:|---:|---:|---|\n");
 		Row seed = rows.stream().filter((row) -> row.system().equals(SEED)).findFirst().orElse(null);
 		for (Row row : rows) {
-			System.out.printf(Locale.ROOT, "| %s | %.2f <sub>%.2f–%.2f</sub> | %.2f <sub>%.2f–%.2f</sub> | %.2f× / %.2f× | %s |%n",
+			md.append(String.format(Locale.ROOT, "| %s | %.2f <sub>%.2f–%.2f</sub> | %.2f <sub>%.2f–%.2f</sub> | %.2f× / %.2f× | %s |%n",
 					row.system(), row.usecPerCall().median(), row.usecPerCall().min(), row.usecPerCall().max(),
 					row.cpuPerCall().median(), row.cpuPerCall().min(), row.cpuPerCall().max(),
 					(seed != null) ? row.usecPerCall().median() / seed.usecPerCall().median() : Double.NaN,
-					(seed != null) ? row.cpuPerCall().median() / seed.cpuPerCall().median() : Double.NaN, row.commandsText());
+					(seed != null) ? row.cpuPerCall().median() / seed.cpuPerCall().median() : Double.NaN, row.commandsText()));
+		}
+		print(md);
+	}
+
+	/** Prints the table, and with {@code -Dscript-cost.out=<file>} writes it there too (for {@code Report}). */
+	private static void print(StringBuilder md) {
+		System.out.println();
+		System.out.print(md);
+		String out = System.getProperty("script-cost.out");
+		if (out != null) {
+			try {
+				Files.writeString(Path.of(out), md);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
 		}
 	}
 
@@ -252,6 +284,10 @@ public final class ScriptCost {
 		}
 		if (spec.group() > 1) {
 			return batched(system, spec.group());
+		}
+		if (system.equals(FLOOR)) {
+			OurContender.SentScript fixed = OurContender.SentScript.capture("fixed-window", Contenders.ALLOWED);
+			return new Sent(new OurContender.SentScript(FLOOR_SCRIPT, fixed.args()), "floor:", 1, 0);
 		}
 		OurContender.SentScript captured = OurContender.SentScript.capture(system, Contenders.ALLOWED);
 		String script = (directory != null) ? read(directory.resolve("prelude.lua")) + read(directory.resolve(system + ".lua"))

@@ -23,12 +23,14 @@ import dev.ratelimit.testsupport.RedisBinary;
  * and this JVM to another (run it through {@code ratelimit-benchmarks/steady-state.sh}, which pins the
  * JVM with {@code taskset}), 10,000 keys that exist before measuring, a warm-up, then a measurement
  * of the same length that reports decisions per second, the client's CPU µs per decision (this
- * process, from {@code /proc/self/stat}), Redis's CPU µs per decision ({@code INFO cpu}) and the Redis
- * commands per decision ({@code INFO commandstats}), with the ratios of each figure to plain Lettuce
+ * process, from {@code /proc/self/stat}), Redis's CPU µs per decision ({@code INFO cpu}), of it the µs
+ * inside scripts ({@code EVALSHA} and {@code EVAL} in {@code INFO commandstats}: the rest is the
+ * requests around them), and the Redis commands per decision ({@code INFO commandstats}), with the
+ * ratios of each figure to plain Lettuce
  * {@code EVALSHA} of the seed's fixed-window script (issue 17's reference; plain Lettuce {@code EVALSHA}
  * of our fixed-window script is a row of its own).
  * <p>
- * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, the O(1) ones also with
+ * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, each also with
  * batching ({@code fixed-window+batching}, ...), plain Lettuce
  * {@code EVALSHA} of our fixed-window script and of the seed's, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=8,64} (default 64),
  * {@code -Dsteady.out=<file>} (the tables, for {@code Report}),
@@ -99,14 +101,16 @@ public final class SteadyState {
 		md.append(String.format(Locale.ROOT, "%d threads, %d keys, allowed path, warm-up %s, measured %s:%n%n",
 				threads, KEYS, seconds(warmup), seconds(measure)));
 		md.append("| system | decisions/s | client CPU µs | Redis CPU µs | p50 / p99 latency µs | Redis commands per decision ")
-			.append("| ÷ plain Lettuce EVALSHA of the seed's script (decisions/s, client CPU, Redis CPU) |\n");
-		md.append("|---|---:|---:|---:|---:|---|---|\n");
+			.append("| ÷ plain Lettuce EVALSHA of the seed's script (decisions/s, client CPU, Redis CPU) ")
+			.append("| Redis µs inside scripts |\n");
+		md.append("|---|---:|---:|---:|---:|---|---|---:|\n");
 		for (Result r : results) {
 			String ratios = (base == null) ? "–"
 					: String.format(Locale.ROOT, "%.2f× / %.2f× / %.2f×", r.perSecond() / base.perSecond(),
 							r.clientMicros() / base.clientMicros(), r.redisMicros() / base.redisMicros());
-			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %,.0f / %,.0f | %s | %s |%n", r.system(),
-					r.perSecond(), r.clientMicros(), r.redisMicros(), r.p50Micros(), r.p99Micros(), r.commands(), ratios));
+			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %,.0f / %,.0f | %s | %s | %.1f |%n", r.system(),
+					r.perSecond(), r.clientMicros(), r.redisMicros(), r.p50Micros(), r.p99Micros(), r.commands(), ratios,
+					r.scriptMicros()));
 		}
 		return md.append('\n').toString();
 	}
@@ -182,7 +186,8 @@ public final class SteadyState {
 				return new Result(system, count / seconds, clientNanos / 1e3 / count,
 						(after.cpuSeconds() - before.cpuSeconds()) * 1e6 / count,
 						(commands.length() > 0) ? commands.substring(0, commands.length() - 2) : "none",
-						percentileMicros(all, 0.50), percentileMicros(all, 0.99));
+						percentileMicros(all, 0.50), percentileMicros(all, 0.99),
+						(after.scriptUsec() - before.scriptUsec()) / (double) count);
 			}
 		}
 	}
@@ -235,7 +240,7 @@ public final class SteadyState {
 	}
 
 	private record Result(String system, double perSecond, double clientMicros, double redisMicros, String commands,
-			double p50Micros, double p99Micros) {
+			double p50Micros, double p99Micros, double scriptMicros) {
 	}
 
 }
