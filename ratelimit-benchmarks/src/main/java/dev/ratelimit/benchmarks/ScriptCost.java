@@ -137,8 +137,9 @@ public final class ScriptCost {
 			double seed = rows.stream().filter((row) -> row.system().equals(SEED)).mapToDouble((row) -> row.usecPerCall().median())
 				.findFirst().orElse(Double.NaN);
 			for (Row row : rows) {
-				md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f× | %s |%n", row.system(), row.usecPerCall().median(),
-						row.usecPerCall().median() / seed, row.commandsText()));
+				double ratio = row.usecPerCall().median() / seed;
+				md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s |%n", row.system(), row.usecPerCall().median(),
+						Double.isNaN(ratio) ? "–" : String.format(Locale.ROOT, "%.2f×", ratio), row.commandsText()));
 			}
 			print(md);
 			return;
