@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.BucketProxy;
@@ -210,41 +211,31 @@ public final class Contenders {
 
 	private static Contender lettuceEvalsha(BenchmarkRedis redis, String[] keys, RateLimit limit) {
 		OurContender.SentScript sent = OurContender.SentScript.capture("fixed-window", limit);
-		String sha = sent.load(redis);
-		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
-		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
-		RedisCommands<byte[], byte[]> commands = connection.sync();
-		byte[][][] redisKeys = new byte[keys.length][][];
-		for (int i = 0; i < keys.length; i++) {
-			redisKeys[i] = new byte[][] { ("lettuce:fixed:" + keys[i]).getBytes(StandardCharsets.UTF_8) };
-		}
 		byte[][] args = sent.args().stream().map((arg) -> arg.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
-		return new SelfFilling(keys, (i) -> {
-			List<Object> reply = commands.evalsha(sha, ScriptOutputType.MULTI, redisKeys[i], args);
-			return ((Long) reply.get(0)) == 1L;
-		}, () -> {
-			connection.close();
-			client.shutdown();
-		});
+		return plainLettuce(redis, keys, sent.script(), "lettuce:fixed:", args, ScriptOutputType.MULTI,
+				(reply) -> ((Long) ((List<?>) reply).get(0)) == 1L);
 	}
 
 	private static Contender lettuceEvalshaSeed(BenchmarkRedis redis, String[] keys, RateLimit limit) {
-		String sha = new String((byte[]) redis.admin().call("SCRIPT", "LOAD", seedFixedWindowScript()),
-				StandardCharsets.US_ASCII);
+		// the seed's limiter sends the window in seconds and grants while the count is within the limit
+		byte[][] args = { Long.toString(limit.window().toSeconds()).getBytes(StandardCharsets.UTF_8) };
+		long max = limit.limit();
+		return plainLettuce(redis, keys, seedFixedWindowScript(), "lettuce-seed:fixed:", args, ScriptOutputType.INTEGER,
+				(reply) -> reply != null && (Long) reply <= max);
+	}
+
+	/** A script over Lettuce's blocking API on a connection of its own, with no limiter code around it. */
+	private static Contender plainLettuce(BenchmarkRedis redis, String[] keys, String script, String keyPrefix,
+			byte[][] args, ScriptOutputType type, Predicate<@Nullable Object> granted) {
+		String sha = new String((byte[]) redis.admin().call("SCRIPT", "LOAD", script), StandardCharsets.US_ASCII);
 		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
 		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
 		RedisCommands<byte[], byte[]> commands = connection.sync();
 		byte[][][] redisKeys = new byte[keys.length][][];
 		for (int i = 0; i < keys.length; i++) {
-			redisKeys[i] = new byte[][] { ("lettuce-seed:fixed:" + keys[i]).getBytes(StandardCharsets.UTF_8) };
+			redisKeys[i] = new byte[][] { (keyPrefix + keys[i]).getBytes(StandardCharsets.UTF_8) };
 		}
-		// the seed's limiter sends the window in seconds and grants while the count is within the limit
-		byte[] window = Long.toString(limit.window().toSeconds()).getBytes(StandardCharsets.UTF_8);
-		long max = limit.limit();
-		return new SelfFilling(keys, (i) -> {
-			Long count = commands.evalsha(sha, ScriptOutputType.INTEGER, redisKeys[i], window);
-			return count != null && count <= max;
-		}, () -> {
+		return new SelfFilling(keys, (i) -> granted.test(commands.evalsha(sha, type, redisKeys[i], args)), () -> {
 			connection.close();
 			client.shutdown();
 		});
