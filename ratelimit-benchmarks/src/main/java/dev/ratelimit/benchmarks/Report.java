@@ -36,6 +36,9 @@ public final class Report {
 	/** The least share of the physical limit the asynchronous API should reach at 64 in flight. */
 	private static final double ASYNC_TARGET = 0.9;
 
+	/** The {@code EVALSHA} per decision in a steady-state table's commands column. */
+	private static final Pattern EVALSHA_PER_DECISION = Pattern.compile("([\\d.]+) EVALSHA");
+
 	/** Bytes by which a key's memory may differ between limits: the counts are stored as digits. */
 	private static final long MEMORY_TOLERANCE = 16;
 
@@ -734,19 +737,18 @@ public final class Report {
 			throw new UncheckedIOException(ex);
 		}
 		md.append(text);
-		steadyStateTargets(md, text);
-		steadyStateBounds(md, text);
+		Map<Integer, Map<String, double[]>> byThreads = steadyResults(text);
+		if (!byThreads.isEmpty()) {
+			steadyStateTargets(md, byThreads);
+			steadyStateBounds(md, byThreads);
+		}
 	}
 
 	/**
 	 * What bounds the steady state: each side's share of its pinned CPU, and what one decision costs the
 	 * Redis server inside the script ({@code script-cost.md}, written by {@link ScriptCost} under callgrind).
 	 */
-	private void steadyStateBounds(StringBuilder md, String tables) {
-		Map<Integer, Map<String, double[]>> byThreads = steadyResults(tables);
-		if (byThreads.isEmpty()) {
-			return;
-		}
+	private void steadyStateBounds(StringBuilder md, Map<Integer, Map<String, double[]>> byThreads) {
 		md.append("### What bounds these figures\n\n");
 		md.append("**Throughput.** With each side pinned to a CPU of its own, the side whose CPU is full sets the ")
 			.append("throughput: its CPU µs per decision. Share of its CPU each side used (decisions/s × CPU µs per ")
@@ -799,9 +801,9 @@ public final class Report {
 		Double floor = instructions.get(ScriptCost.FLOOR);
 		Double batched = instructions.entrySet().stream().filter((e) -> e.getKey().startsWith("fixed-window (batched"))
 			.map(Map.Entry::getValue).findFirst().orElse(null);
-		Map<String, double[]> at64 = byThreads.get(threadCounts.get(threadCounts.size() - 1));
-		double[] seedSteady = at64.get("seed-fixed-window");
-		double[] fixedBatching = at64.get("fixed-window" + Contenders.BATCHING);
+		int mostThreads = threadCounts.get(threadCounts.size() - 1);
+		double[] seedSteady = byThreads.get(mostThreads).get("seed-fixed-window");
+		double[] fixedBatching = byThreads.get(mostThreads).get("fixed-window" + Contenders.BATCHING);
 		if (seed != null && fixed != null && floor != null && batched != null && seedSteady != null && fixedBatching != null) {
 			md.append(String.format(Locale.ROOT, "Inside Redis our fixed window executes %,.0f instructions per decision "
 					+ "(%,.0f when batched) against %,.0f for the seed's script, %.2f×. Its three commands alone take %,.0f "
@@ -814,7 +816,7 @@ public final class Report {
 					+ "decisions of a batch (%.0f on average there, %.1f µs inside the script per decision), so ours "
 					+ "with batching comes to %.2f× the seed's Redis CPU per decision: the floor of that ratio is the "
 					+ "scripts' own work, which no client can take away.%n%n", fixed, batched, seed, fixed / seed,
-					floor, floor / seed, fixed - floor, seedSteady[2], threadCounts.get(threadCounts.size() - 1),
+					floor, floor / seed, fixed - floor, seedSteady[2], mostThreads,
 					seedSteady[5], fixedBatching[4], fixedBatching[5], fixedBatching[2] / seedSteady[2]));
 		}
 	}
@@ -834,7 +836,7 @@ public final class Report {
 			else if (current != null && line.startsWith("| ") && !line.startsWith("| system")) {
 				String[] cells = line.split("\\|");
 				String[] latency = cells[5].split("/");
-				Matcher evalsha = Pattern.compile("([\\d.]+) EVALSHA").matcher(cells[6]);
+				Matcher evalsha = EVALSHA_PER_DECISION.matcher(cells[6]);
 				double perEvalsha = evalsha.find() ? 1 / Double.parseDouble(evalsha.group(1)) : 1;
 				double inScripts = (cells.length > 8) ? parse(cells[8]) : Double.NaN;
 				current.put(cells[1].strip(), new double[] { parse(cells[2]), parse(cells[3]), parse(cells[4]),
@@ -844,15 +846,8 @@ public final class Report {
 		return byThreads;
 	}
 
-	/**
-	 * The steady state's targets, from its tables: per thread count, each system's decisions/s, client
-	 * and Redis CPU µs and p99 µs.
-	 */
-	private static void steadyStateTargets(StringBuilder md, String tables) {
-		Map<Integer, Map<String, double[]>> byThreads = steadyResults(tables);
-		if (byThreads.isEmpty()) {
-			return;
-		}
+	/** The steady state's targets, from its results ({@link #steadyResults(String)}). */
+	private static void steadyStateTargets(StringBuilder md, Map<Integer, Map<String, double[]>> byThreads) {
 		md.append("Targets of the steady state (each a ratio within one table above; O(1): fixed window, sliding ")
 			.append("window counter, token bucket, GCRA; `+b`: with batching):\n\n");
 		md.append("| Target | Threads | Measured | Met |\n|---|---:|---|---|\n");
@@ -870,7 +865,7 @@ public final class Report {
 					List.of("fixed-window", "fixed-window+batching"), (v) -> v[2] / seed[2], 1.2, false);
 			steadyRow(md, "Redis CPU: every O(1) algorithm ≤ 1.5 × the seed's script", threads, r, withBatching(o1),
 					(v) -> v[2] / seed[2], 1.5, false);
-			steadyRow(md, "Redis CPU: sliding log ≤ 2 × the seed's script", threads, r, List.of("sliding-window-log", "sliding-window-log" + Contenders.BATCHING),
+			steadyRow(md, "Redis CPU: sliding log ≤ 2 × the seed's script", threads, r, withBatching(List.of("sliding-window-log")),
 					(v) -> v[2] / seed[2], 2, false);
 			steadyRow(md, "Client CPU ≤ 1.15 × plain Lettuce EVALSHA (seed's script)", threads, r, withBatching(o1),
 					(v) -> v[1] / plain[1], 1.15, false);

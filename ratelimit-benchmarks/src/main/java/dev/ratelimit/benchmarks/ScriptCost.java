@@ -293,10 +293,14 @@ public final class ScriptCost {
 		OurContender.SentScript captured = OurContender.SentScript.capture(system, Contenders.ALLOWED);
 		String script = (directory != null) ? read(directory.resolve("prelude.lua")) + read(directory.resolve(system + ".lua"))
 				: captured.script();
-		RedisRateLimiter limiter = OurContender.limiter(system, (s, k, a) -> List.of()).build();
+		return new Sent(new OurContender.SentScript(script, captured.args()),
+				keyPrefix(OurContender.limiter(system, (s, k, a) -> List.of()).build()), 1, 0);
+	}
+
+	/** What the limiter puts before an id in its Redis key. */
+	private static String keyPrefix(RedisRateLimiter limiter) {
 		String key = limiter.redisKey("user-0");
-		return new Sent(new OurContender.SentScript(script, captured.args()), key.substring(0, key.length() - "user-0".length()),
-				1, 0);
+		return key.substring(0, key.length() - "user-0".length());
 	}
 
 	/**
@@ -305,9 +309,10 @@ public final class ScriptCost {
 	 */
 	private static Sent batched(String system, int group) {
 		AtomicReference<RedisScript<?>> script = new AtomicReference<>();
-		OurContender.SentScript captured = OurContender.SentScript.capture(system, Contenders.ALLOWED);
+		AtomicReference<List<String>> args = new AtomicReference<>();
 		RedisRateLimiter limiter = OurContender.limiter(system, (s, k, a) -> {
 			script.set(s);
+			args.set(List.copyOf(a));
 			return List.of(1L, 0L, 0L, 0L);
 		}).build();
 		limiter.tryAcquire("user-0", Contenders.ALLOWED);
@@ -321,9 +326,8 @@ public final class ScriptCost {
 			if (scriptIndex == 0) {
 				throw new IllegalStateException(system + "'s script is not among the batch script's");
 			}
-			String key = limiter.redisKey("user-0");
-			return new Sent(new OurContender.SentScript(((RedisScript<?>) batch.get(null)).getScriptAsString(), captured.args()),
-					key.substring(0, key.length() - "user-0".length()), group, scriptIndex);
+			return new Sent(new OurContender.SentScript(((RedisScript<?>) batch.get(null)).getScriptAsString(), args.get()),
+					keyPrefix(limiter), group, scriptIndex);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new IllegalStateException("Could not read the batch script from dev.ratelimit.redis.RedisScripts", ex);
