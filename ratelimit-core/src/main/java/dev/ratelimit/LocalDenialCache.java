@@ -45,6 +45,9 @@ public final class LocalDenialCache {
 	/** How many calls of others coming back one look-up of a low budget waits for before it goes itself. */
 	private static final int MAX_TURN_WAITS = 64;
 
+	/** What {@link #send} answers a caller that is to look in memory again. */
+	private static final CompletableFuture<Void> LOOK_AGAIN = CompletableFuture.completedFuture(null);
+
 	private final int maxKeys;
 
 	private final LongSupplier nanoTime;
@@ -95,10 +98,12 @@ public final class LocalDenialCache {
 	 * @return the decisions, or {@code null} when the call must go to Redis
 	 */
 	public @Nullable List<RateLimitDecision> lookup(String key, long permits) {
-		for (int waits = 0;; waits++) {
+		int probeWaits = 0;
+		int turnWaits = 0;
+		while (true) {
 			Object found = find(key, permits);
 			if (found instanceof CompletableFuture<?> probe) {
-				if (waits >= MAX_WAITS || !await(probe)) {
+				if (probeWaits++ >= MAX_WAITS || !await(probe)) {
 					return null;
 				}
 			}
@@ -106,9 +111,9 @@ public final class LocalDenialCache {
 				return decisions(found);
 			}
 			else {
-				CompletableFuture<Void> turn = send(key);
+				CompletableFuture<Void> turn = send(key, permits);
 				// a caller that waited long enough goes anyway: waiting must never refuse a call
-				if (turn == null || waits >= MAX_TURN_WAITS || !await(turn)) {
+				if (turn == null || turnWaits++ >= MAX_TURN_WAITS || !await(turn)) {
 					return null;
 				}
 			}
@@ -124,47 +129,53 @@ public final class LocalDenialCache {
 	 * another caller is asking Redis
 	 */
 	public CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits) {
-		return lookupAsync(key, permits, 0);
+		return lookupAsync(key, permits, 0, 0);
 	}
 
-	private CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits, int waits) {
+	private CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits, int probeWaits,
+			int turnWaits) {
 		Object found = find(key, permits);
-		CompletableFuture<?> awaited;
-		if (found instanceof CompletableFuture<?> probe) {
-			if (waits >= MAX_WAITS) {
-				return CompletableFuture.completedFuture(null);
-			}
-			awaited = probe;
-		}
-		else if (found != null) {
+		boolean probing = found instanceof CompletableFuture<?>;
+		if (found != null && !probing) {
 			return CompletableFuture.completedFuture(decisions(found));
 		}
-		else {
-			CompletableFuture<Void> turn = send(key);
-			if (turn == null || waits >= MAX_TURN_WAITS) {
-				return CompletableFuture.completedFuture(null);
-			}
-			awaited = turn;
+		CompletableFuture<?> awaited = probing ? (CompletableFuture<?>) found : send(key, permits);
+		if (awaited == null || (probing ? probeWaits >= MAX_WAITS : turnWaits >= MAX_TURN_WAITS)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		int probes = probing ? probeWaits + 1 : probeWaits;
+		int turns = probing ? turnWaits : turnWaits + 1;
+		if (awaited.isDone()) {
+			// a refusal remembered since this caller looked: read it now
+			return lookupAsync(key, permits, probes, turns);
 		}
 		return awaited.thenApply((answered) -> true)
 			.completeOnTimeout(false, PROBE_WAIT_NANOS, TimeUnit.NANOSECONDS)
-			.thenCompose((answered) -> answered ? lookupAsync(key, permits, waits + 1)
+			.thenCompose((answered) -> answered ? lookupAsync(key, permits, probes, turns)
 					: CompletableFuture.completedFuture(null));
 	}
 
 	/**
 	 * Lets a call for a key go to Redis, counting it in flight when the key's budget is low, or returns
-	 * the future to wait for when as many calls are in flight as the key has permits left, plus one.
+	 * the future to wait for when as many calls are in flight as the key has permits left, plus one; a
+	 * completed one when a refusal the call is bound to meet was remembered since it looked.
 	 */
-	private @Nullable CompletableFuture<Void> send(String key) {
+	private @Nullable CompletableFuture<Void> send(String key, long permits) {
 		Budget budget = this.budgets.get(key);
 		if (budget == null) {
 			return null;
 		}
 		synchronized (budget) {
+			long now = this.nanoTime.getAsLong();
 			// once the budget is full again, it has its limit left
-			long left = (this.nanoTime.getAsLong() - budget.until >= 0) ? budget.limit : budget.remaining;
+			long left = (now - budget.until >= 0) ? budget.limit : budget.remaining;
 			if (budget.inFlight <= left) {
+				// the call that learnt of a refusal remembers it before it leaves the calls in flight: one
+				// that came back refused since this caller looked is read from memory, not asked again
+				Denial denial = this.denials.get(key);
+				if (denial != null && now - denial.until < 0 && permits >= denial.permits) {
+					return LOOK_AGAIN;
+				}
 				budget.inFlight++;
 				return null;
 			}

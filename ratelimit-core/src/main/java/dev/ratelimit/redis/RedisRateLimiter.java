@@ -134,7 +134,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public CompletableFuture<List<RateLimitDecision>> tryAcquireAsync(String key, List<RateLimit> limits,
 			long permits) {
-		return decide(key, limits, permits, true, false);
+		return CallerLoops.backOnCaller(decide(key, limits, permits, true, false));
 	}
 
 	/**
@@ -166,7 +166,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public CompletableFuture<List<RateLimitDecision>> checkAsync(String key, List<RateLimit> limits, long permits) {
-		return decide(key, limits, permits, true, true);
+		return CallerLoops.backOnCaller(decide(key, limits, permits, true, true));
 	}
 
 	/**
@@ -355,13 +355,13 @@ public final class RedisRateLimiter implements RateLimiter {
 		catch (RuntimeException ex) {
 			reply = CompletableFuture.failedFuture(ex);
 		}
-		return reply.handle((answer, failure) -> {
+		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = unwrap(failure);
 				throw new RateLimiterUnavailableException("Redis could not read the state: " + cause, cause);
 			}
 			return RedisScripts.decisions(answer, limits);
-		});
+		}));
 	}
 
 	/**

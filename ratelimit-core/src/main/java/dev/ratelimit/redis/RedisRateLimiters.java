@@ -65,7 +65,7 @@ public final class RedisRateLimiters {
 	 * @throws IllegalArgumentException when an argument is invalid
 	 */
 	public static CompletableFuture<List<List<RateLimitDecision>>> tryAcquireTogetherAsync(List<Call> calls) {
-		return together(calls, true);
+		return CallerLoops.backOnCaller(together(calls, true));
 	}
 
 	private static CompletableFuture<List<List<RateLimitDecision>>> together(List<Call> calls, boolean async) {

@@ -11,13 +11,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 
@@ -45,20 +48,7 @@ class HotKeyFloodTests {
 	@ParameterizedTest
 	@ValueSource(ints = { 8, 64 })
 	void eachWindowGrantsTheLimitWithAtMostOneRefusedRedisCall(int threads) throws Exception {
-		RedisScriptRunner redis = RedisScriptRunner.of(RedisTestServer.shared().template());
-		RedisScriptRunner counted = (script, keys, args) -> {
-			this.redisCalls.incrementAndGet();
-			List<?> reply = redis.run(script, keys, args);
-			if (((Number) reply.get(0)).longValue() == 0) {
-				this.refusedByRedis.incrementAndGet();
-			}
-			return reply;
-		};
-		RedisRateLimiter limiter = RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, counted)
-			.keyPrefix("hot-" + UUID.randomUUID().toString().substring(0, 8))
-			.clock(this.clock)
-			.denialCache(this.cache)
-			.build();
+		RedisRateLimiter limiter = countedLimiter(this.cache);
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		try {
 			for (int window = 0; window < 5; window++) {
@@ -100,6 +90,55 @@ class HotKeyFloodTests {
 		finally {
 			pool.shutdownNow();
 		}
+	}
+
+	/**
+	 * A call that found no refusal in memory, and whose turn is counted only after another call came back
+	 * refused, reads that refusal from memory: were it sent, it would be a second refused Redis call. The
+	 * cache's clock, read when the turn is counted, lands the other call at that very moment.
+	 */
+	@Test
+	void aRefusalThatCameBackBeforeACallsTurnIsReadFromMemory() throws Exception {
+		AtomicReference<Runnable> atNextTick = new AtomicReference<>();
+		LocalDenialCache hooked = new LocalDenialCache(100, () -> {
+			Runnable landing = atNextTick.getAndSet(null);
+			if (landing != null) {
+				landing.run();
+			}
+			return nanos(this.clock.instant());
+		});
+		RedisRateLimiter limiter = countedLimiter(hooked);
+		RateLimit twoPerTenSeconds = RateLimit.of(2, Duration.ofSeconds(10));
+		for (String key : List.of("sync", "async")) {
+			this.refusedByRedis.set(0);
+			assertThat(limiter.tryAcquire(key, twoPerTenSeconds).allowed()).isTrue();
+			assertThat(limiter.tryAcquire(key, twoPerTenSeconds).allowed()).isTrue();
+			long hits = hooked.hits();
+			atNextTick.set(() -> assertThat(limiter.tryAcquire(key, twoPerTenSeconds).allowed()).isFalse());
+			RateLimitDecision decision = key.equals("sync") ? limiter.tryAcquire(key, twoPerTenSeconds)
+					: limiter.tryAcquireAsync(key, twoPerTenSeconds).get(10, TimeUnit.SECONDS);
+			assertThat(atNextTick.get()).isNull();
+			assertThat(decision.allowed()).isFalse();
+			assertThat(this.refusedByRedis).as("Redis calls refused for %s", key).hasValue(1);
+			assertThat(hooked.hits()).isEqualTo(hits + 1);
+		}
+	}
+
+	private RedisRateLimiter countedLimiter(LocalDenialCache cache) {
+		RedisScriptRunner redis = RedisScriptRunner.of(RedisTestServer.shared().template());
+		RedisScriptRunner counted = (script, keys, args) -> {
+			this.redisCalls.incrementAndGet();
+			List<?> reply = redis.run(script, keys, args);
+			if (((Number) reply.get(0)).longValue() == 0) {
+				this.refusedByRedis.incrementAndGet();
+			}
+			return reply;
+		};
+		return RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, counted)
+			.keyPrefix("hot-" + UUID.randomUUID().toString().substring(0, 8))
+			.clock(this.clock)
+			.denialCache(cache)
+			.build();
 	}
 
 	private static long nanos(Instant instant) {

@@ -9,9 +9,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.netty.channel.DefaultEventLoop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -224,6 +226,32 @@ class RedisRateLimiterAsyncTests {
 		assertThat(fixed.inspect("a", List.of(THREE_PER_MINUTE)).get(0).remaining()).isEqualTo(2);
 	}
 
+	@Test
+	void answersACallMadeOnANettyEventLoopOnThatLoop() throws Exception {
+		RedisTestServer redis = RedisTestServer.shared();
+		DefaultEventLoop loop = new DefaultEventLoop();
+		this.resources.add(() -> loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
+		Thread loopThread = loop.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
+		Gated gated = new Gated(runner(redis.host(), redis.port()));
+		RedisRateLimiter limiter = limiter(Algorithm.GCRA, gated).build();
+		List<Function<String, CompletableFuture<?>>> calls = List.of(
+				(key) -> limiter.tryAcquireAsync(key, THREE_PER_MINUTE),
+				(key) -> limiter.checkAsync(key, List.of(THREE_PER_MINUTE), 1),
+				(key) -> limiter.inspectAsync(key, List.of(THREE_PER_MINUTE)),
+				(key) -> RedisRateLimiters.tryAcquireTogetherAsync(
+						List.of(new RedisRateLimiters.Call(limiter, key, List.of(THREE_PER_MINUTE), 1))));
+		for (Function<String, CompletableFuture<?>> call : calls) {
+			gated.hold();
+			// made on the loop; Redis's answer is let through by this thread, as Lettuce's I/O thread would
+			CompletableFuture<Thread> continuedOn = loop
+				.submit(() -> call.apply("on-loop").thenApply((answer) -> Thread.currentThread()))
+				.get(5, TimeUnit.SECONDS);
+			assertThat(continuedOn).isNotDone();
+			gated.release();
+			assertThat(continuedOn.get(5, TimeUnit.SECONDS)).isSameAs(loopThread);
+		}
+	}
+
 	private LettuceScriptRunner runner(String host, int port) {
 		return runner(host, port, TIMEOUT);
 	}
@@ -297,6 +325,11 @@ class RedisRateLimiterAsyncTests {
 		public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
 			this.calls.incrementAndGet();
 			return this.runner.runAsync(script, keys, args).thenCombine(this.gate, (reply, released) -> reply);
+		}
+
+		@Override
+		public boolean takesKeysOfAnySlot() {
+			return this.runner.takesKeysOfAnySlot();
 		}
 
 	}
