@@ -353,6 +353,12 @@ public final class Report {
 			.append(" ms without; all rounds pooled) | ").append(yes(addedP99 < 1.0)).append(" |\n");
 	}
 
+	/** The version in a library's jar manifest, or "?" where it has none. */
+	private static String versionOf(Class<?> type) {
+		String version = type.getPackage().getImplementationVersion();
+		return (version != null) ? version : "?";
+	}
+
 	private void method(StringBuilder md, @Nullable JsonObject settings) {
 		md.append("## Method\n\n");
 		md.append("- **Machine**: ").append(Machine.describe()).append(". Load average when the run started: ")
@@ -365,7 +371,10 @@ public final class Report {
 			.append(System.getProperty("java.vm.name")).append("), Redis ")
 			.append(this.measurements.get("redisVersion").getAsString())
 			.append(" (redis-server started by the benchmark on 127.0.0.1 with persistence off, one per trial), ")
-			.append("Lettuce 6.8 through Spring Data Redis, Bucket4j 8.19.0, Redisson 4.7.0, JMH 1.37.\n");
+			.append("Lettuce ").append(versionOf(io.lettuce.core.RedisClient.class))
+			.append(" through Spring Data Redis ")
+			.append(versionOf(org.springframework.data.redis.core.StringRedisTemplate.class))
+			.append(", Bucket4j 8.19.0, Redisson 4.7.0, JMH 1.37.\n");
 		if (settings != null) {
 			md.append("- **JMH**: mode sample time; ").append(settings.get("forks").getAsInt()).append(" fork, ")
 				.append(settings.get("warmupIterations").getAsInt()).append(" warm-up iterations of ")

@@ -5,10 +5,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.internal.ThreadExecutorMap;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.util.ClassUtils;
 
 /**
  * Hands the answer of an asynchronous decision made on a Netty event loop (a WebFlux handler on Reactor
@@ -18,9 +15,6 @@ import org.springframework.util.ClassUtils;
  * then, never sent by Reactor Netty. A call made on any other thread gets its answer where it completes.
  */
 final class CallerLoops {
-
-	private static final boolean NETTY = ClassUtils.isPresent("io.netty.util.internal.ThreadExecutorMap",
-			CallerLoops.class.getClassLoader());
 
 	private CallerLoops() {
 	}
@@ -32,7 +26,7 @@ final class CallerLoops {
 	 * @return the answer to hand to the caller
 	 */
 	static <T> CompletableFuture<T> backOnCaller(CompletableFuture<T> answer) {
-		if (!NETTY || answer.isDone()) {
+		if (!CurrentEventLoop.isAvailable() || answer.isDone()) {
 			return answer;
 		}
 		Executor loop = Netty.current();
@@ -69,7 +63,7 @@ final class CallerLoops {
 	private static final class Netty {
 
 		static @Nullable Executor current() {
-			return ThreadExecutorMap.currentExecutor();
+			return CurrentEventLoop.get();
 		}
 
 		static boolean inLoop(Executor loop) {

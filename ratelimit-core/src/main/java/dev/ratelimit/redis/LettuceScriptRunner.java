@@ -28,7 +28,6 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.internal.ThreadExecutorMap;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -520,7 +519,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	 * callback of one of its replies.
 	 */
 	private void learnLoop() {
-		EventExecutor current = ThreadExecutorMap.currentExecutor();
+		EventExecutor current = CurrentEventLoop.isAvailable() ? CurrentEventLoop.get() : null;
 		if (current != null && current != this.ioLoop) {
 			this.ioLoop = current;
 			startBeat(current);

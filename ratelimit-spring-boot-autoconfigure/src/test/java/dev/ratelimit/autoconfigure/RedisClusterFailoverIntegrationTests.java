@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A master of a real Redis Cluster of three masters and three replicas is stopped while several threads
  * call the auto-configured limiters, with the default fail-open mode and circuit breaker and Lettuce's
- * periodic and adaptive topology refresh: every call is decided or fails with
+ * periodic topology refresh (adaptive refresh is Boot 4.1's default, Boot 4.0's not): every call is decided or fails with
  * {@link RateLimiterUnavailableException}, and decisions on the stopped master's slots come back on
  * their own once its replica is promoted. Prints the timeline.
  */
@@ -39,8 +39,7 @@ class RedisClusterFailoverIntegrationTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.nodesProperty(),
-				"spring.data.redis.lettuce.cluster.refresh.period=1s",
-				"spring.data.redis.lettuce.cluster.refresh.adaptive=true", "ratelimit.key-prefix=failover");
+				"spring.data.redis.lettuce.cluster.refresh.period=1s", "ratelimit.key-prefix=failover");
 
 	@BeforeAll
 	static void startCluster() {

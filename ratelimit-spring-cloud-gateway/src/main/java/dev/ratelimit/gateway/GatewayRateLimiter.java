@@ -7,13 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.internal.ThreadExecutorMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
@@ -121,25 +118,13 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 					+ "no ratelimit.limit and ratelimit.window in its args; set them, or give the filter a rate-limiter "
 					+ "of its own"));
 		}
-		// the filter asks on the event loop of the request's connection, where the key was resolved
-		EventExecutor loop = ThreadExecutorMap.currentExecutor();
-		// a client that goes away does not cancel the decision: Redis may already have charged it
-		Mono<Response> response = Mono
+		// a client that goes away does not cancel the decision: Redis may already have charged it. The filter asks
+		// on the event loop of the request's connection, and the limiters' asynchronous answers come back on the
+		// loop they were asked on (docs/limiters.md): the filters after this one go on there.
+		return Mono
 			.fromFuture(() -> this.enforcer.enforceAsync(() -> "route '" + routeId + "'", List.of(rule),
 					new ResolvedKey(id)), true)
 			.map((verdict) -> new Response(verdict.allowed(), headers(verdict)));
-		return (loop != null) ? backOn(loop, response) : response;
-	}
-
-	/**
-	 * Brings a decision that Redis answered on Lettuce's thread back to the connection's event loop before the
-	 * filter goes on and writes the response, as the WebFlux filters of the starter do: a response written from
-	 * Lettuce's thread was, now and then, never sent. A decision already on the loop (from the local denial
-	 * cache) goes on at once.
-	 */
-	private static <T> Mono<T> backOn(EventExecutor loop, Mono<T> decision) {
-		return decision.flatMap((value) -> loop.inEventLoop() ? Mono.just(value)
-				: Mono.just(value).publishOn(Schedulers.fromExecutor(loop)));
 	}
 
 	private Map<String, String> headers(RateLimitVerdict verdict) {

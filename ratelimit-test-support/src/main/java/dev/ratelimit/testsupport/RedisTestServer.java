@@ -9,7 +9,6 @@ import java.util.function.Supplier;
 import io.lettuce.core.RedisURI;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -120,15 +119,10 @@ public final class RedisTestServer {
 	 * @return the connection factory
 	 */
 	public LettuceConnectionFactory newConnectionFactory() {
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(host(), port());
-		configuration.setDatabase(this.uri.getDatabase());
-		if (this.uri.getUsername() != null) {
-			configuration.setUsername(this.uri.getUsername());
-		}
-		if (this.uri.getPassword() != null) {
-			configuration.setPassword(this.uri.getPassword());
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration);
+		// host, port, database and credentials as Spring Data Redis reads them (Lettuce 7 dropped the URI's own
+		// username and password getters)
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				LettuceConnectionFactory.createRedisConfiguration(this.uri));
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
