@@ -42,6 +42,14 @@ public enum Algorithm {
 	GCRA;
 
 	/**
+	 * The largest limit (and so the most permits one call takes) of the sliding window log, which stores an
+	 * entry per permit: one call writes at most this many, in a few tens of milliseconds of Redis's time, and a
+	 * key holds at most this many (about 1 MB). Above it, the sliding window counter counts in O(1).
+	 * @since 0.1.0
+	 */
+	public static final long MAX_SLIDING_WINDOW_LOG_LIMIT = 10_000;
+
+	/**
 	 * Returns whether the algorithm takes a burst other than its limit.
 	 * @return {@code true} for the token bucket and GCRA
 	 */
@@ -83,6 +91,13 @@ public enum Algorithm {
 			if (!windows.add(limit.window())) {
 				throw new InvalidRateLimitException("limits", i, "must have distinct windows: each limit needs a window "
 						+ "of its own, but " + limit.windowLabel() + " appears twice");
+			}
+			if (this == SLIDING_WINDOW_LOG && limit.limit() > MAX_SLIDING_WINDOW_LOG_LIMIT) {
+				throw new InvalidRateLimitException("limit", i, "must not exceed " + MAX_SLIDING_WINDOW_LOG_LIMIT
+						+ " for the sliding window log, which stores an entry per permit (a call of n permits writes n "
+						+ "entries, a key holds up to its limit), but was " + limit.limit() + " per "
+						+ limit.windowLabel() + "; use the sliding-window-counter algorithm, which counts any limit in "
+						+ "O(1), or a shorter window with a proportional limit");
 			}
 			if (exceedsExactRange(limit)) {
 				throw new InvalidRateLimitException((limit.limit() >= limit.burst()) ? "limit" : "burst", i,

@@ -61,8 +61,9 @@ final class AsyncScenario {
 	private Map<String, Object> measure(String algorithm, OurContender contender, BenchmarkRedis redis, String[] keys,
 			int depth) throws InterruptedException {
 		RedisRateLimiter limiter = contender.limiter();
+		RateLimit limit = Contenders.within(algorithm, Contenders.ALLOWED);
 		long[] latencies = new long[LATENCY_CAPACITY];
-		inFlight(limiter, keys, depth, this.round.toNanos(), latencies);
+		inFlight(limiter, limit, keys, depth, this.round.toNanos(), latencies);
 		List<Double> perSecond = new ArrayList<>();
 		long[] totals = new long[3];
 		List<long[]> sampled = new ArrayList<>();
@@ -70,7 +71,7 @@ final class AsyncScenario {
 		long cpuBefore = RateLimiterBenchmarks.processCpuNanos();
 		for (int r = 0; r < this.rounds; r++) {
 			long start = System.nanoTime();
-			long[] counts = inFlight(limiter, keys, depth, this.round.toNanos(), latencies);
+			long[] counts = inFlight(limiter, limit, keys, depth, this.round.toNanos(), latencies);
 			perSecond.add((counts[0] - counts[2]) / ((System.nanoTime() - start) / 1e9));
 			for (int i = 0; i < totals.length; i++) {
 				totals[i] += counts[i];
@@ -103,13 +104,13 @@ final class AsyncScenario {
 	 * {calls, rejections, errors}; the latency of the n-th call, in microseconds from the call to its
 	 * callback, or -1 when it failed, goes into {@code latencies[n]} while there is room.
 	 */
-	private static long[] inFlight(RedisRateLimiter limiter, String[] keys, int depth, long nanos, long[] latencies)
+	private static long[] inFlight(RedisRateLimiter limiter, RateLimit limit, String[] keys, int depth, long nanos,
+			long[] latencies)
 			throws InterruptedException {
 		Semaphore slots = new Semaphore(depth);
 		LongAdder rejections = new LongAdder();
 		LongAdder errors = new LongAdder();
 		SplittableRandom random = new SplittableRandom(depth);
-		RateLimit limit = Contenders.ALLOWED;
 		long sent = 0;
 		long deadline = System.nanoTime() + nanos;
 		while (System.nanoTime() < deadline) {

@@ -30,6 +30,7 @@ import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
@@ -145,10 +146,19 @@ public final class Contenders {
 			.circuitBreaker(new CircuitBreaker("Redis", 5, Duration.ofSeconds(2)))
 			.denialCache(denialCache)
 			.build();
-		return new OurContender(name, limiter, redis, keys, limit, () -> {
+		return new OurContender(name, limiter, redis, keys, within(name, limit), () -> {
 			lettuce.close();
 			factory.destroy();
 		});
+	}
+
+	/**
+	 * Returns {@code limit}, or for the sliding window log no more than the largest limit it takes: at 10,000
+	 * keys a run spends a few hundred permits per key, so that either is never reached.
+	 */
+	static RateLimit within(String algorithm, RateLimit limit) {
+		return (algorithm.equals("sliding-window-log") && limit.limit() > Algorithm.MAX_SLIDING_WINDOW_LOG_LIMIT)
+				? RateLimit.of(Algorithm.MAX_SLIDING_WINDOW_LOG_LIMIT, limit.window()) : limit;
 	}
 
 	static LettuceConnectionFactory connectionFactory(BenchmarkRedis redis) {

@@ -141,7 +141,8 @@ public final class OurContender implements Contender {
 	 */
 	record SentScript(String script, List<String> args) {
 
-		static SentScript capture(String algorithm, RateLimit limit) {
+		static SentScript capture(String algorithm, RateLimit allowed) {
+			RateLimit limit = Contenders.within(algorithm, allowed);
 			AtomicReference<SentScript> sent = new AtomicReference<>();
 			RedisScriptRunner capturing = (script, keys, args) -> {
 				sent.set(new SentScript(script.getScriptAsString(), List.copyOf(args)));

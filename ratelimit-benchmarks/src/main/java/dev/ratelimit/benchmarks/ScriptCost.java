@@ -315,7 +315,7 @@ public final class ScriptCost {
 			args.set(List.copyOf(a));
 			return List.of(1L, 0L, 0L, 0L);
 		}).build();
-		limiter.tryAcquire("user-0", Contenders.ALLOWED);
+		limiter.tryAcquire("user-0", Contenders.within(system, Contenders.ALLOWED));
 		try {
 			Class<?> scripts = Class.forName("dev.ratelimit.redis.RedisScripts");
 			Method index = scripts.getDeclaredMethod("batchIndex", RedisScript.class);

@@ -9,6 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
@@ -16,6 +17,7 @@ import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -69,14 +71,39 @@ class ExtremeConfigurationTests {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "SLIDING_WINDOW_LOG")
+	void refusesASlidingLogCallAboveItsMaximumWithoutCallingRedis(Algorithm algorithm) {
+		RedisTestServer redis = RedisTestServer.shared();
+		RateLimiter limiter = RedisRateLimiter.builder(algorithm, redis.template()).keyPrefix(this.prefix).build();
+		long scriptCalls = redis.scriptCalls();
+		RateLimit huge = RateLimit.of(2_000_000, Duration.ofHours(1));
+		// today's attack: one call of two million permits (8 s of Redis, a 237 MB key)
+		assertThatExceptionOfType(InvalidRateLimitException.class)
+			.isThrownBy(() -> limiter.tryAcquire("huge", huge, 2_000_000))
+			.withMessageContaining("limit must not exceed 10000 for the sliding window log")
+			.withMessageContaining("sliding-window-counter");
+		assertThatExceptionOfType(InvalidRateLimitException.class)
+			.isThrownBy(() -> limiter.tryAcquireAsync("huge", List.of(huge), 1));
+		assertThatExceptionOfType(InvalidRateLimitException.class).isThrownBy(
+				() -> limiter.tryAcquire("huge", RateLimit.of(Algorithm.MAX_SLIDING_WINDOW_LOG_LIMIT + 1, Duration.ofMinutes(1))));
+		assertThat(redis.scriptCalls()).isEqualTo(scriptCalls);
+		// the maximum itself, spent in one call
+		RateLimit most = RateLimit.of(Algorithm.MAX_SLIDING_WINDOW_LOG_LIMIT, Duration.ofHours(1));
+		assertThat(limiter.tryAcquire("most", most, most.limit()).remaining()).isZero();
+		assertThat(limiter.tryAcquire("most", most).allowed()).isFalse();
+	}
+
 	private static List<RateLimit> extremes(Algorithm algorithm) {
 		List<RateLimit> limits = new ArrayList<>();
 		limits.add(RateLimit.of(1, RateLimit.MAX_WINDOW));
 		limits.add(RateLimit.of(1, RateLimit.MIN_WINDOW));
 		boolean multiplies = algorithm != Algorithm.FIXED_WINDOW && algorithm != Algorithm.SLIDING_WINDOW_LOG;
-		long perMillisecond = multiplies ? (RateLimit.MAX_LIMIT / 1000) - 1 : RateLimit.MAX_LIMIT;
-		long perCentury = multiplies ? RateLimit.MAX_LIMIT / RateLimit.of(1, RateLimit.MAX_WINDOW).windowMicros()
+		long most = (algorithm == Algorithm.SLIDING_WINDOW_LOG) ? Algorithm.MAX_SLIDING_WINDOW_LOG_LIMIT
 				: RateLimit.MAX_LIMIT;
+		long perMillisecond = multiplies ? (RateLimit.MAX_LIMIT / 1000) - 1 : most;
+		long perCentury = multiplies ? RateLimit.MAX_LIMIT / RateLimit.of(1, RateLimit.MAX_WINDOW).windowMicros()
+				: most;
 		limits.add(RateLimit.of(perMillisecond, RateLimit.MIN_WINDOW));
 		limits.add(RateLimit.of(perCentury, RateLimit.MAX_WINDOW));
 		for (RateLimit limit : limits) {

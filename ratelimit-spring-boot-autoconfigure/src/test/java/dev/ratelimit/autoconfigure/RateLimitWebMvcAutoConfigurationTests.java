@@ -131,6 +131,33 @@ class RateLimitWebMvcAutoConfigurationTests {
 	}
 
 	@Test
+	void refusesASlidingLogLimitAboveItsMaximumPointingToTheCounter() {
+		this.runner
+			.withPropertyValues("ratelimit.rules.log.paths=/log", "ratelimit.rules.log.algorithm=sliding-window-log",
+					"ratelimit.rules.log.limit=2000000", "ratelimit.rules.log.window=1h")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.rules.log.limit with value '2000000' is invalid")
+				.hasMessageContaining("must not exceed 10000 for the sliding window log")
+				.hasMessageContaining("sliding-window-counter"));
+	}
+
+	@Test
+	void refusesAnAnnotationsSlidingLogLimitAboveItsMaximum() {
+		this.runner
+			.withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class,
+					WebMvcAutoConfiguration.class))
+			.withUserConfiguration(HugeLogController.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("HugeLogController.hello()")
+					.contains("must not exceed 10000 for the sliding window log");
+				assertThat(analysis.getAction()).contains("sliding-window-counter");
+			});
+	}
+
+	@Test
 	void appliesTheDefaultAlgorithmToRulesThatNameNone() {
 		this.runner
 			.withPropertyValues("ratelimit.default-algorithm=sliding-window-log", "ratelimit.rules.a.paths=/a",
@@ -462,6 +489,17 @@ class RateLimitWebMvcAutoConfigurationTests {
 		@Bean
 		RateLimitKeyResolver tenantResolver() {
 			return (request) -> request.getHeader("X-Tenant");
+		}
+
+	}
+
+	@RestController
+	static class HugeLogController {
+
+		@GetMapping("/hello")
+		@RateLimited(limit = 2_000_000, window = "1h", algorithm = "sliding-window-log")
+		String hello() {
+			return "hello";
 		}
 
 	}

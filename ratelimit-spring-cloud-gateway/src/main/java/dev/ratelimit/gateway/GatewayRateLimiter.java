@@ -24,8 +24,11 @@ import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
 import org.springframework.context.ApplicationListener;
+import org.springframework.cloud.gateway.support.HttpStatusHolder;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.util.Assert;
+import org.springframework.web.server.ResponseStatusException;
 
 /**
  * The {@link RateLimiter} of Spring Cloud Gateway's {@code RequestRateLimiter} filter on ratelimit's
@@ -55,19 +58,30 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 
 	private final Map<String, RateLimitRule> rules = new ConcurrentHashMap<>();
 
+	private final EmptyKeys emptyKeys;
+
+	/** The routes whose filter says what to do with an empty key itself ({@code deny-empty-key}, ...). */
+	private final Map<String, EmptyKeys> routeEmptyKeys = new ConcurrentHashMap<>();
+
 	/**
 	 * Creates a limiter.
 	 * @param enforcer decides the rules of the routes and applies the failure mode
 	 * @param headers builds the rate-limit headers
 	 * @param rules checks the limits of each route, and knows the default algorithm
+	 * @param emptyKeys what the {@code RequestRateLimiter} filter does with a request whose key is empty, as
+	 * {@code spring.cloud.gateway.server.webflux.filter.request-rate-limiter.*} says, for a key that is blank
+	 * rather than absent (which the filter handles before asking the limiter)
 	 */
-	public GatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers, RateLimitRuleFactory rules) {
+	public GatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers, RateLimitRuleFactory rules,
+			EmptyKeys emptyKeys) {
 		Assert.notNull(enforcer, "enforcer must not be null");
 		Assert.notNull(headers, "headers must not be null");
 		Assert.notNull(rules, "rules must not be null");
+		Assert.notNull(emptyKeys, "emptyKeys must not be null");
 		this.enforcer = enforcer;
 		this.headers = headers;
 		this.args = new RouteArgs(rules);
+		this.emptyKeys = emptyKeys;
 	}
 
 	/**
@@ -88,6 +102,13 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		RateLimitRule rule = this.args.rule(routeId, config);
 		this.rules.put(routeId, rule);
 		this.configs.put(routeId, config);
+		EmptyKeys own = this.emptyKeys.of(filterArgs);
+		if (own.equals(this.emptyKeys)) {
+			this.routeEmptyKeys.remove(routeId);
+		}
+		else {
+			this.routeEmptyKeys.put(routeId, own);
+		}
 		if (logger.isDebugEnabled()) {
 			logger.debug(rule.describe());
 		}
@@ -117,6 +138,13 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 			return Mono.error(new IllegalStateException("Route '" + routeId + "' has a RequestRateLimiter filter but "
 					+ "no ratelimit.limit and ratelimit.window in its args; set them, or give the filter a rate-limiter "
 					+ "of its own"));
+		}
+		if (id.isBlank()) {
+			// a blank key would put every such caller in one budget: it is an empty key, as the filter treats none
+			EmptyKeys emptyKeys = this.routeEmptyKeys.getOrDefault(routeId, this.emptyKeys);
+			return emptyKeys.deny() ? Mono.error(new ResponseStatusException(emptyKeys.status(),
+					"The KeyResolver of route '" + routeId + "' found an empty key"))
+					: Mono.just(new Response(true, Map.of()));
 		}
 		// a client that goes away does not cancel the decision: Redis may already have charged it. The filter asks
 		// on the event loop of the request's connection, and the limiters' asynchronous answers come back on the
@@ -176,6 +204,51 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		@Override
 		public String clientAddress() {
 			return this.id;
+		}
+
+	}
+
+	/**
+	 * What the {@code RequestRateLimiter} filter does with a request whose key is empty: refuses it with a
+	 * status, or lets it through uncharged.
+	 *
+	 * @param deny whether such a request is refused ({@code deny-empty-key})
+	 * @param status the status it is refused with ({@code empty-key-status-code}, {@code FORBIDDEN} by default)
+	 * @since 0.1.0
+	 */
+	public record EmptyKeys(boolean deny, HttpStatusCode status) {
+
+		/**
+		 * Reads a status as the filter's properties write it: a name such as {@code FORBIDDEN}, or a number.
+		 * @param deny whether a request with an empty key is refused
+		 * @param status the status's name or number
+		 * @return the policy
+		 * @throws IllegalArgumentException naming the status when it is neither
+		 */
+		public static EmptyKeys of(boolean deny, String status) {
+			HttpStatusHolder holder = HttpStatusHolder.parse(status.strip());
+			if (holder.getHttpStatus() != null) {
+				return new EmptyKeys(deny, holder.getHttpStatus());
+			}
+			Assert.isTrue(holder.getStatus() != null,
+					() -> "empty-key-status-code '" + status + "' is neither an HTTP status name nor a number");
+			return new EmptyKeys(deny, HttpStatusCode.valueOf(holder.getStatus()));
+		}
+
+		/** This policy, overridden by a filter's own {@code deny-empty-key} and {@code empty-key-status} args. */
+		EmptyKeys of(Map<String, ?> filterArgs) {
+			Object deny = arg(filterArgs, "deny-empty-key", "denyEmptyKey");
+			Object status = arg(filterArgs, "empty-key-status", "emptyKeyStatus");
+			if (deny == null && status == null) {
+				return this;
+			}
+			EmptyKeys own = (status != null) ? of(this.deny, status.toString()) : this;
+			return (deny != null) ? new EmptyKeys(Boolean.parseBoolean(deny.toString().strip()), own.status()) : own;
+		}
+
+		private static @Nullable Object arg(Map<String, ?> filterArgs, String name, String camelCase) {
+			Object value = filterArgs.get(name);
+			return (value != null) ? value : filterArgs.get(camelCase);
 		}
 
 	}

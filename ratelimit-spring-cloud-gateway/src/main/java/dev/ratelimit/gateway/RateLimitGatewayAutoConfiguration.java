@@ -20,10 +20,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.config.conditional.ConditionalOnEnabledFilter;
 import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.http.HttpStatus;
 
 /**
  * Makes ratelimit's {@link GatewayRateLimiter} the rate limiter of Spring Cloud Gateway's
@@ -49,11 +53,31 @@ public final class RateLimitGatewayAutoConfiguration {
 	@ConditionalOnMissingBean(org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class)
 	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
 	GatewayRateLimiter ratelimitGatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers,
-			RateLimitProperties properties, ObjectProvider<GatewayProperties> gateway) {
-		GatewayRateLimiter limiter = new GatewayRateLimiter(enforcer, headers, new RateLimitRuleFactory(
-				properties.getDefaultAlgorithm(), NoKeyResolvers.INSTANCE, properties.isShadow()));
+			RateLimitProperties properties, ObjectProvider<GatewayProperties> gateway, Environment environment) {
+		GatewayRateLimiter limiter = new GatewayRateLimiter(enforcer, headers,
+				new RateLimitRuleFactory(properties.getDefaultAlgorithm(), NoKeyResolvers.INSTANCE,
+						properties.isShadow()),
+				emptyKeys(environment));
 		gateway.ifAvailable(limiter::checkRoutes);
 		return limiter;
+	}
+
+	/**
+	 * Reads what the {@code RequestRateLimiter} filter does with empty keys from its properties (its own bean
+	 * needs this limiter, so cannot be asked).
+	 */
+	private static GatewayRateLimiter.EmptyKeys emptyKeys(Environment environment) {
+		Binder binder = Binder.get(environment);
+		String prefix = GatewayProperties.PREFIX + ".filter.request-rate-limiter.";
+		String status = binder.bind(prefix + "empty-key-status-code", String.class).orElse(HttpStatus.FORBIDDEN.name());
+		try {
+			return GatewayRateLimiter.EmptyKeys.of(binder.bind(prefix + "deny-empty-key", Boolean.class).orElse(true),
+					status);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(prefix + "empty-key-status-code", status,
+					"use an HTTP status name such as FORBIDDEN or a number such as 403");
+		}
 	}
 
 	@Bean

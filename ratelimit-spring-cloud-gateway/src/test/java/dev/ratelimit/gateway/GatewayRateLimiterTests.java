@@ -62,6 +62,8 @@ class GatewayRateLimiterTests {
 				"ratelimit.window=1h", "ratelimit.burst=2");
 		TestGateway.route(properties, backend, "gcra", "ratelimit.algorithm=GCRA", "ratelimit.limit=1",
 				"ratelimit.window=1h", "ratelimit.burst=2");
+		TestGateway.route(properties, backend, "lenient", "ratelimit.limit=1", "ratelimit.window=1h",
+				"deny-empty-key=false");
 		TestGateway.unlimitedRoute(properties, backend, "plain");
 		// a rule from properties: the starter's WebFlux filter decides it ahead of the routes
 		properties.put("ratelimit.rules.plain.paths", "/plain/**");
@@ -197,6 +199,29 @@ class GatewayRateLimiterTests {
 	void refusesARequestWithoutAKeyAsTheFilterDoes() {
 		// the KeyResolver finds no X-Client: Spring Cloud Gateway's deny-empty-key answers 403
 		assertThat(gateway.get("/orders/1", null).statusCode()).isEqualTo(403);
+	}
+
+	@Test
+	void refusesARequestWhoseKeyIsBlankAsOneWithoutAKey() {
+		// the KeyResolver finds "" or " ": an empty key, not one budget that every such caller shares
+		for (int i = 0; i < 4; i++) {
+			HttpResponse<String> blank = gateway.get("/orders/1", (i % 2 == 0) ? "" : " ");
+			assertThat(blank.statusCode()).isEqualTo(403);
+			assertThat(blank.headers().firstValue("RateLimit")).isEmpty();
+		}
+		assertThat(RedisTestServer.shared().template().keys(gateway.keyPrefix() + ":*:orders:resolver:")).isEmpty();
+	}
+
+	@Test
+	void letsABlankKeyThroughUnchargedWhereTheRouteAllowsEmptyKeys() {
+		// deny-empty-key=false on the route: Spring Cloud Gateway lets requests without a key through
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> blank = gateway.get("/lenient/1", "");
+			assertThat(blank.statusCode()).isEqualTo(200);
+			assertThat(blank.headers().firstValue("RateLimit")).isEmpty();
+		}
+		assertThat(gateway.get("/lenient/1", "someone").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/lenient/1", "someone").statusCode()).isEqualTo(429);
 	}
 
 	/**
