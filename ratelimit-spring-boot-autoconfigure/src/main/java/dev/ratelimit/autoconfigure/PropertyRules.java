@@ -48,7 +48,15 @@ final class PropertyRules {
 			Predicate<String> planResolverExists, KeyResolvers conditions) {
 		List<RateLimitRule> rules = new ArrayList<>();
 		for (Map.Entry<String, RateLimitProperties.Rule> entry : properties.getRules().entrySet()) {
-			rules.add(rule(factory, entry.getKey(), entry.getValue(), planResolverExists, conditions));
+			RateLimitProperties.Rule rule = entry.getValue();
+			String plan = rule.getPlan();
+			if (plan != null && plan.strip().startsWith("header:") && properties.getTrustedProxies().isEmpty()) {
+				throw new InvalidConfigurationPropertyValueException("ratelimit.rules." + entry.getKey() + ".plan", plan,
+						"a plan header is believed only on requests that come through a trusted proxy, and there is "
+								+ "none; set ratelimit.trusted-proxies to the proxies that set the header, or find plans "
+								+ "with a RateLimitPlanResolver bean (plan=bean:<name>)");
+			}
+			rules.add(rule(factory, entry.getKey(), rule, planResolverExists, conditions));
 		}
 		return rules;
 	}
@@ -118,8 +126,10 @@ final class PropertyRules {
 		rule.getPlans().forEach((plan, planLimits) -> plans.put(plan,
 				definitions(property, "plans." + plan + ".", planLimits, planLimits.getLimits())));
 		try {
-			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits, rule.getAlgorithm(),
-					rule.getKey(), rule.getMissingKey(), rule.getCost(), rule.getShadow())
+			// a calendar quota is a fixed window, the calendar's, whatever ratelimit.default-algorithm says
+			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits,
+					(period != null) ? Algorithm.FIXED_WINDOW : rule.getAlgorithm(), rule.getKey(), rule.getMissingKey(),
+					rule.getCost(), rule.getShadow())
 				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
 			RateLimitRule planned = factory.withBlock(
 					factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),

@@ -64,6 +64,16 @@ public final class ClientAddressResolver {
 		return client.getHostAddress();
 	}
 
+	/**
+	 * Returns whether the connection's peer is a trusted proxy, whose headers are believed.
+	 * @param remote the address of the connection's peer, as the server gives it
+	 * @return {@code true} when it is one of the trusted proxies
+	 */
+	public boolean isTrustedProxy(@Nullable String remote) {
+		InetAddress remoteAddress = this.trustedProxies.isEmpty() ? null : CidrBlock.parseAddress(remote);
+		return remoteAddress != null && isTrusted(remoteAddress);
+	}
+
 	private boolean isTrusted(InetAddress address) {
 		for (CidrBlock block : this.trustedProxies) {
 			if (block.contains(address)) {

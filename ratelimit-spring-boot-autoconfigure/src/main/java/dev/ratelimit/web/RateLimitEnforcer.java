@@ -482,13 +482,19 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Returns the plan of a request under a rule with plans: from a header a trusted upstream sets, or
-	 * from the plan resolver (cached); {@code null} for the rule's own limits.
+	 * Returns the plan of a request under a rule with plans: from a header, on a request that came through a
+	 * trusted proxy and naming a plan the rule configures, or from the plan resolver (cached); {@code null} for
+	 * the rule's own limits. A header from anyone else, or naming another plan ({@code unlimited} among them),
+	 * is not believed: whoever sends it gets the rule's own limits.
 	 */
 	private @Nullable String plan(RateLimitRule rule, @Nullable String keyValue, RequestKeys keys) {
 		String argument = rule.planArgument();
 		if (rule.planKind().equals("header")) {
-			return keys.header(argument);
+			if (!keys.fromTrustedProxy()) {
+				return null;
+			}
+			String named = keys.header(argument);
+			return (named != null && rule.plans().containsKey(named)) ? named : null;
 		}
 		return (keyValue == null || keyValue.isBlank()) ? null : this.plans.plan(rule, keyValue);
 	}
@@ -563,6 +569,15 @@ public final class RateLimitEnforcer {
 		 */
 		default @Nullable String header(String name) {
 			return null;
+		}
+
+		/**
+		 * Returns whether the request came through a trusted proxy ({@code ratelimit.trusted-proxies}): its
+		 * connection's peer is one, so that what the proxy writes in headers can be believed.
+		 * @return {@code true} only then
+		 */
+		default boolean fromTrustedProxy() {
+			return false;
 		}
 
 	}

@@ -70,7 +70,9 @@ final class DecisionLoad {
 	 * @return the finished load, with its samples and timeline
 	 */
 	static DecisionLoad throughOutage(List<Call> calls, int threads, Runnable outage, BooleanSupplier takeover) {
-		await().atMost(Duration.ofSeconds(10))
+		// a connection to every server and every script loaded, within the 200 ms timeout of each call: on a loaded
+		// machine that took over 10 s (two CI runs at once)
+		await().atMost(Duration.ofSeconds(30))
 			.ignoreExceptions()
 			.until(() -> calls.stream().allMatch((call) -> call.run().failure() == null));
 		DecisionLoad load = new DecisionLoad(calls, threads);

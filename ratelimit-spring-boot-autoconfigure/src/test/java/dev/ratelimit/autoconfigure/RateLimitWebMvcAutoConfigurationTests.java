@@ -131,6 +131,18 @@ class RateLimitWebMvcAutoConfigurationTests {
 	}
 
 	@Test
+	void refusesAPlanHeaderWithoutTrustedProxies() {
+		this.runner
+			.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.key=header:X-Api-Key",
+					"ratelimit.rules.api.limit=1", "ratelimit.rules.api.window=1m", "ratelimit.rules.api.plan=header:X-Plan",
+					"ratelimit.rules.api.plans.gold.limit=3", "ratelimit.rules.api.plans.gold.window=1m")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.rules.api.plan with value 'header:X-Plan' is invalid")
+				.hasMessageContaining("set ratelimit.trusted-proxies")
+				.hasMessageContaining("plan=bean:<name>"));
+	}
+
+	@Test
 	void refusesASlidingLogLimitAboveItsMaximumPointingToTheCounter() {
 		this.runner
 			.withPropertyValues("ratelimit.rules.log.paths=/log", "ratelimit.rules.log.algorithm=sliding-window-log",

@@ -263,7 +263,8 @@ public final class ReactiveRateLimitSupport {
 					return Mono.empty();
 				}));
 		}
-		RequestKeys keys = requestKeys(exchange, values, clientAddress);
+		RequestKeys keys = requestKeys(exchange, values, clientAddress,
+				this.addresses.isTrustedProxy(remoteAddress(exchange.getRequest())));
 		if (pending.isEmpty() && !plans) {
 			return Mono.just(keys);
 		}
@@ -277,7 +278,7 @@ public final class ReactiveRateLimitSupport {
 	}
 
 	private static RequestKeys requestKeys(ServerWebExchange exchange, Map<RateLimitRule, Object> values,
-			String clientAddress) {
+			String clientAddress, boolean fromTrustedProxy) {
 		return new RequestKeys() {
 
 			@Override
@@ -297,6 +298,11 @@ public final class ReactiveRateLimitSupport {
 			@Override
 			public @Nullable String header(String name) {
 				return exchange.getRequest().getHeaders().getFirst(name);
+			}
+
+			@Override
+			public boolean fromTrustedProxy() {
+				return fromTrustedProxy;
 			}
 
 		};

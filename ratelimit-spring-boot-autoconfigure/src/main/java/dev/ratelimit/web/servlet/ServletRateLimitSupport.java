@@ -189,6 +189,11 @@ public final class ServletRateLimitSupport {
 				return request.getHeader(name);
 			}
 
+			@Override
+			public boolean fromTrustedProxy() {
+				return ServletRateLimitSupport.this.addresses.isTrustedProxy(request.getRemoteAddr());
+			}
+
 		};
 		RateLimitVerdict verdict = this.enforcer.enforce(() -> request.getMethod() + " " + request.getRequestURI(),
 				applicable, keys);

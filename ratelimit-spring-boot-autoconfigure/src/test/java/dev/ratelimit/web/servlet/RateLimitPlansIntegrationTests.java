@@ -30,6 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = { RateLimitTestApplication.class, RateLimitPlansIntegrationTests.Plans.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=ratelimit", "ratelimit.plan-cache.ttl=1h",
+				// the test client stands for the upstream that sets X-Plan
+				"ratelimit.trusted-proxies=127.0.0.1/32",
 				"ratelimit.rules.api.paths=/keyed", "ratelimit.rules.api.key=header:X-Api-Key",
 				"ratelimit.rules.api.limit=2", "ratelimit.rules.api.window=1m", "ratelimit.rules.api.plan=bean:planResolver",
 				"ratelimit.rules.api.plans.pro.limit=5", "ratelimit.rules.api.plans.pro.window=1m",
