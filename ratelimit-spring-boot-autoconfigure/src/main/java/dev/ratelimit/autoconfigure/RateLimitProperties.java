@@ -80,6 +80,11 @@ public class RateLimitProperties {
 	 */
 	private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
 
+	/**
+	 * Length of the prefix IPv6 client addresses share one budget under, 1 to 128; 128 gives each address its own.
+	 */
+	private int ipv6PrefixLength = 56;
+
 	private final Headers headers = new Headers();
 
 	private final Filter filter = new Filter();
@@ -165,6 +170,14 @@ public class RateLimitProperties {
 
 	public void setTrustedProxies(List<String> trustedProxies) {
 		this.trustedProxies = trustedProxies;
+	}
+
+	public int getIpv6PrefixLength() {
+		return this.ipv6PrefixLength;
+	}
+
+	public void setIpv6PrefixLength(int ipv6PrefixLength) {
+		this.ipv6PrefixLength = ipv6PrefixLength;
 	}
 
 	public ForwardedHeader getForwardedHeader() {

@@ -40,6 +40,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -62,8 +63,13 @@ public final class RateLimitWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ClientAddressResolver rateLimitClientAddressResolver(RateLimitProperties properties) {
+		int prefix = properties.getIpv6PrefixLength();
+		if (prefix < 1 || prefix > 128) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.ipv6-prefix-length", prefix,
+					"use 1 to 128: 56 (the default) or 64 gives a customer's network one budget, 128 each address");
+		}
 		return new ClientAddressResolver(PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
-				properties.getForwardedHeader());
+				properties.getForwardedHeader(), prefix);
 	}
 
 	@Bean

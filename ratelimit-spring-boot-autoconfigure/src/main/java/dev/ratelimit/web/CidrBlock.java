@@ -110,6 +110,52 @@ public final class CidrBlock {
 		return java.util.Arrays.equals(mask(bytes, this.prefixLength), this.network);
 	}
 
+	/**
+	 * Returns the network of {@code prefixLength} bits that an address lies in, as a block in its canonical
+	 * text form ({@code 2001:db8:1:200::/56}, zeros compressed as RFC 5952 says).
+	 * @param address the address
+	 * @param prefixLength the prefix length
+	 * @return the block
+	 */
+	public static String networkOf(InetAddress address, int prefixLength) {
+		byte[] network = mask(address.getAddress(), prefixLength);
+		if (network.length == 4) {
+			return (network[0] & 0xFF) + "." + (network[1] & 0xFF) + "." + (network[2] & 0xFF) + "." + (network[3] & 0xFF)
+					+ "/" + prefixLength;
+		}
+		int[] groups = new int[8];
+		for (int i = 0; i < 8; i++) {
+			groups[i] = ((network[2 * i] & 0xFF) << 8) | (network[2 * i + 1] & 0xFF);
+		}
+		// the longest run of two or more zero groups (the first of equals) becomes "::"
+		int runStart = -1;
+		int runLength = 0;
+		for (int i = 0; i < 8; i++) {
+			int length = 0;
+			while (i + length < 8 && groups[i + length] == 0) {
+				length++;
+			}
+			if (length > runLength && length >= 2) {
+				runStart = i;
+				runLength = length;
+			}
+			i += length;
+		}
+		StringBuilder text = new StringBuilder();
+		for (int i = 0; i < 8; i++) {
+			if (i == runStart) {
+				text.append("::");
+				i += runLength - 1;
+				continue;
+			}
+			if (text.length() > 0 && text.charAt(text.length() - 1) != ':') {
+				text.append(':');
+			}
+			text.append(Integer.toHexString(groups[i]));
+		}
+		return text.append('/').append(prefixLength).toString();
+	}
+
 	private static byte[] mask(byte[] address, int prefixLength) {
 		byte[] masked = address.clone();
 		for (int i = 0; i < masked.length; i++) {

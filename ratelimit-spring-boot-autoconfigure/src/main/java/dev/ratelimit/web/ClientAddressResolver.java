@@ -1,5 +1,6 @@
 package dev.ratelimit.web;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * write ({@code X-Forwarded-For} or {@code Forwarded}, one of them only) that is not itself a trusted
  * proxy. A client outside the trusted proxies can never choose its address by sending these headers;
  * what stands left of the first untrusted hop is the client's own text and is never read, and a
- * malformed hop among the trusted ones falls back to the remote address.
+ * malformed hop among the trusted ones falls back to the remote address. For budgets, an IPv6 address stands
+ * for its network of {@code ipv6PrefixLength} bits ({@link #budgetAddress}), so that a client holding a /64 or
+ * a /56 does not get a fresh budget for every address of it; an IPv4-mapped IPv6 address is read as IPv4.
  */
 public final class ClientAddressResolver {
 
@@ -24,14 +27,45 @@ public final class ClientAddressResolver {
 
 	private final ForwardedHeader header;
 
+	private final int ipv6PrefixLength;
+
 	/**
-	 * Creates a resolver.
+	 * Creates a resolver that gives every IPv6 address a budget of its own.
 	 * @param trustedProxies the proxies whose forwarding header is believed
 	 * @param header the header the proxies write
 	 */
 	public ClientAddressResolver(List<CidrBlock> trustedProxies, ForwardedHeader header) {
+		this(trustedProxies, header, 128);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param trustedProxies the proxies whose forwarding header is believed
+	 * @param header the header the proxies write
+	 * @param ipv6PrefixLength the length of the network prefix IPv6 addresses share a budget under, 1 to 128
+	 */
+	public ClientAddressResolver(List<CidrBlock> trustedProxies, ForwardedHeader header, int ipv6PrefixLength) {
+		if (ipv6PrefixLength < 1 || ipv6PrefixLength > 128) {
+			throw new IllegalArgumentException("ipv6PrefixLength must be 1 to 128, but was " + ipv6PrefixLength);
+		}
 		this.trustedProxies = List.copyOf(trustedProxies);
 		this.header = header;
+		this.ipv6PrefixLength = ipv6PrefixLength;
+	}
+
+	/**
+	 * Returns what a client address charges budgets under: an IPv4 address itself; an IPv6 address its network
+	 * of the configured prefix length, written as a block that operators can read ({@code 2001:db8:1:200::/56});
+	 * anything that is no IP literal as it is.
+	 * @param clientAddress the address, as {@link #resolve} returns it
+	 * @return the budget's address
+	 */
+	public String budgetAddress(String clientAddress) {
+		InetAddress address = (clientAddress.indexOf(':') < 0) ? null : CidrBlock.parseAddress(clientAddress);
+		if (!(address instanceof Inet6Address) || this.ipv6PrefixLength == 128) {
+			return clientAddress;
+		}
+		return CidrBlock.networkOf(address, this.ipv6PrefixLength);
 	}
 
 	/**

@@ -131,6 +131,14 @@ class RateLimitWebMvcAutoConfigurationTests {
 	}
 
 	@Test
+	void refusesAnIpv6PrefixLengthOutsideOneTo128() {
+		this.runner.withPropertyValues("ratelimit.ipv6-prefix-length=129")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property ratelimit.ipv6-prefix-length with value '129' is invalid")
+				.hasMessageContaining("use 1 to 128"));
+	}
+
+	@Test
 	void refusesAPlanHeaderWithoutTrustedProxies() {
 		this.runner
 			.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.key=header:X-Api-Key",

@@ -131,4 +131,42 @@ class ClientAddressResolverTests {
 		return resolver.resolve(request.getRemoteAddr(), (name) -> Collections.list(request.getHeaders(name)));
 	}
 
+	@Test
+	void chargesAnIpv6AddressUnderItsNetworkOfThePrefixLength() {
+		ClientAddressResolver grouped = new ClientAddressResolver(this.trusted, ForwardedHeader.X_FORWARDED_FOR, 56);
+		assertThat(grouped.budgetAddress("2001:db8:1:2ff:aaaa:bbbb:cccc:dddd")).isEqualTo("2001:db8:1:200::/56");
+		assertThat(grouped.budgetAddress("2001:db8:1:200:0:0:0:1")).isEqualTo("2001:db8:1:200::/56");
+		assertThat(new ClientAddressResolver(this.trusted, ForwardedHeader.X_FORWARDED_FOR, 64)
+			.budgetAddress("2001:db8:1:2ff:aaaa::1")).isEqualTo("2001:db8:1:2ff::/64");
+		assertThat(new ClientAddressResolver(this.trusted, ForwardedHeader.X_FORWARDED_FOR, 48)
+			.budgetAddress("2001:0:0:1::1")).isEqualTo("2001::/48");
+		assertThat(new ClientAddressResolver(this.trusted, ForwardedHeader.X_FORWARDED_FOR, 16).budgetAddress("fe80::1"))
+			.isEqualTo("fe80::/16");
+		// one address each at 128; IPv4 and what is no address stand as they are
+		assertThat(this.resolver.budgetAddress("2001:db8::1")).isEqualTo("2001:db8::1");
+		assertThat(grouped.budgetAddress("203.0.113.7")).isEqualTo("203.0.113.7");
+		assertThat(grouped.budgetAddress("unknown")).isEqualTo("unknown");
+	}
+
+	@Test
+	void groupsTheAddressFoundBehindTheTrustedProxiesAndReadsMappedAddressesAsIpv4() {
+		ClientAddressResolver grouped = new ClientAddressResolver(this.trusted, ForwardedHeader.X_FORWARDED_FOR, 56);
+		MockHttpServletRequest request = request("2001:db8:ffff::1");
+		request.addHeader("X-Forwarded-For", "2001:db8:77:1234::99");
+		assertThat(grouped.budgetAddress(resolve(grouped, request))).isEqualTo("2001:db8:77:1200::/56");
+		MockHttpServletRequest mapped = request("10.0.0.1");
+		mapped.addHeader("X-Forwarded-For", "::ffff:203.0.113.7");
+		assertThat(grouped.budgetAddress(resolve(grouped, mapped))).isEqualTo("203.0.113.7");
+		// the proxy itself is matched by its full address, not its network
+		assertThat(grouped.isTrustedProxy("2001:db8:ffff::1")).isTrue();
+		assertThat(grouped.isTrustedProxy("2001:db8:fffe::1")).isFalse();
+	}
+
+	@Test
+	void refusesAPrefixLengthOutsideOneTo128() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ClientAddressResolver(this.trusted, ForwardedHeader.X_FORWARDED_FOR, 0))
+			.withMessageContaining("ipv6PrefixLength must be 1 to 128");
+	}
+
 }

@@ -206,7 +206,8 @@ public final class ReactiveRateLimitSupport {
 			return Mono.just(true);
 		}
 		ServerHttpRequest request = exchange.getRequest();
-		String clientAddress = clientAddress(request);
+		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
+		String clientAddress = this.addresses.budgetAddress(clientAddress(request));
 		return keys(exchange, applicable, clientAddress).flatMap((keys) -> Mono
 			.fromFuture(() -> this.enforcer.enforceAsync(() -> request.getMethod().name() + " " + request.getPath(),
 					applicable, keys))

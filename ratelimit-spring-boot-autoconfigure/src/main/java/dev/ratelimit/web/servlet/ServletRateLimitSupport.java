@@ -171,7 +171,8 @@ public final class ServletRateLimitSupport {
 		if (applicable.isEmpty()) {
 			return true;
 		}
-		String clientAddress = clientAddress(request);
+		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
+		String clientAddress = this.addresses.budgetAddress(clientAddress(request));
 		RequestKeys keys = new RequestKeys() {
 
 			@Override
