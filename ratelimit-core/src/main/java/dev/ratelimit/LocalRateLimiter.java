@@ -61,6 +61,24 @@ public final class LocalRateLimiter implements RateLimiter {
 		return decide(key, limits, permits, false);
 	}
 
+	/**
+	 * Gives back permits a granted call took, in the windows the key holds now (never below none).
+	 */
+	@Override
+	public void refund(String key, List<RateLimit> limits, long permits) {
+		if (key == null || limits == null || permits < 1) {
+			throw new IllegalArgumentException("key, limits and at least 1 permit are needed to refund");
+		}
+		synchronized (this.windows) {
+			for (RateLimit limit : limits) {
+				long[] state = this.windows.get(key + "\u0000" + limit.window().toNanos());
+				if (state != null) {
+					state[1] = Math.max(state[1] - permits, 0);
+				}
+			}
+		}
+	}
+
 	private List<RateLimitDecision> decide(String key, List<RateLimit> limits, long permits, boolean charge) {
 		if (key == null) {
 			throw new IllegalArgumentException("key must not be null");

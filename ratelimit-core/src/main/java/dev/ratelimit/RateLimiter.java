@@ -197,6 +197,42 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Gives back {@code permits} that a granted call for {@code key} took under {@code limits}: for work
+	 * charged before it runs, so that concurrent calls can never take more than the budget, that turns out
+	 * not to count once it ended (a rule that counts only failed responses charges every request first and
+	 * refunds those that succeeded). The budget moves back as if the call had taken nothing, never past full;
+	 * a key whose state is gone (expired, reset) is left alone. The Redis limiters also forget the refusals
+	 * this instance remembers for the key.
+	 * @param key whose budget to give back to
+	 * @param limits the limits the call was granted under
+	 * @param permits how many permits it took
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws UnsupportedOperationException when the limiter cannot give permits back (this default)
+	 * @since 0.1.0
+	 */
+	default void refund(String key, List<RateLimit> limits, long permits) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot give permits back");
+	}
+
+	/**
+	 * Gives permits back as {@link #refund} does, without making the caller wait for Redis. This default
+	 * refunds in the calling thread.
+	 * @param key whose budget to give back to
+	 * @param limits the limits the call was granted under
+	 * @param permits how many permits it took
+	 * @return completes when the permits are back, exceptionally when Redis could not take them
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws UnsupportedOperationException when the limiter cannot give permits back
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {
+		return inCallingThread(() -> {
+			refund(key, limits, permits);
+			return null;
+		});
+	}
+
+	/**
 	 * Returns a limiter that decides as this one does and blocks the keys it refuses: from a refusal on,
 	 * every call for the key is refused, without being charged, until the block ends ({@code policy}).
 	 * The Redis limiters keep blocks in Redis, so that every instance refuses the key.

@@ -63,6 +63,16 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 	}
 
 	@Override
+	public final void refund(String key, List<RateLimit> limits, long permits) {
+		this.limiter.refund(key, limits, permits);
+	}
+
+	@Override
+	public final CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {
+		return this.limiter.refundAsync(key, limits, permits);
+	}
+
+	@Override
 	public final BlockingRateLimiter blocking(BlockPolicy policy) {
 		return this.limiter.blocking(policy);
 	}

@@ -62,6 +62,19 @@ final class RedisBlockingRateLimiter implements BlockingRateLimiter {
 	}
 
 	/**
+	 * Gives back permits a granted call took; a block the key is under stays (see {@link #unblock}).
+	 */
+	@Override
+	public void refund(String key, List<RateLimit> limits, long permits) {
+		this.limiter.refund(key, limits, permits);
+	}
+
+	@Override
+	public CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {
+		return this.limiter.refundAsync(key, limits, permits);
+	}
+
+	/**
 	 * Deletes the state of {@code key} under {@code limits}; its block stays (see {@link #unblock}).
 	 */
 	@Override

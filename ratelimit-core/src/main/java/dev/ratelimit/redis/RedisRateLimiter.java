@@ -365,6 +365,51 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Gives back permits a granted call took ({@link RateLimiter#refund}), in one script call, and forgets the
+	 * refusals this instance remembers for the key.
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public void refund(String key, List<RateLimit> limits, long permits) {
+		try {
+			refundAsync(key, limits, permits).join();
+		}
+		catch (java.util.concurrent.CompletionException ex) {
+			throw (RuntimeException) unwrap(ex);
+		}
+	}
+
+	/**
+	 * Gives back permits as {@link #refund} does, without holding the caller's thread while Redis answers.
+	 * @return completes when the permits are back, exceptionally with {@link RateLimiterUnavailableException}
+	 * when Redis cannot answer
+	 */
+	@Override
+	public CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {
+		Assert.notNull(key, "key must not be null");
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, permits);
+		List<String> args = RedisScripts.args(this.clock, permits, prepared.args(), 1);
+		args.add(this.algorithm.id());
+		CompletableFuture<List<?>> reply;
+		try {
+			reply = this.runner.runAsync(RedisScripts.REFUND, this.keys.forLimits(key, limits), args);
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		// a refusal remembered from before the refund would refuse what the budget now allows
+		forgetDenials(key);
+		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = unwrap(failure);
+				throw new RateLimiterUnavailableException("Redis could not take the permits back: " + cause, cause);
+			}
+			forgetDenials(key);
+			return null;
+		}));
+	}
+
+	/**
 	 * Deletes the state of {@code key} under {@code limits}, so that it is back to full at once, and
 	 * forgets the rejections this instance remembers for it. Other instances may refuse it from their
 	 * own memory until the retry time they were given.

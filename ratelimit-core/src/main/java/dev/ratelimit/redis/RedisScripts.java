@@ -36,6 +36,9 @@ final class RedisScripts {
 	/** Deletes a key's state under every limit. */
 	static final RedisScript<List> RESET = RedisScript.of(read("reset"), List.class);
 
+	/** Gives back permits a granted call took, under any algorithm (the last argument names it). */
+	static final RedisScript<List> REFUND = RedisScript.of(read("prelude") + read("refund"), List.class);
+
 	/** Reads a key's block, or blocks it by hand. */
 	static final RedisScript<List> BLOCK_STATE = RedisScript.of(read("block-state"), List.class);
 

@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
@@ -31,8 +32,8 @@ import static org.awaitility.Awaitility.await;
  */
 final class DecisionLoad {
 
-	/** A limit no call in a load test reaches: every decision made allows. */
-	static final RateLimit GENEROUS = RateLimit.of(1_000_000, Duration.ofMinutes(1));
+	/** A limit no call in a load test reaches (a few hundred calls per client): every decision made allows. */
+	static final RateLimit GENEROUS = RateLimit.of(Algorithm.MAX_SLIDING_WINDOW_LOG_LIMIT, Duration.ofMinutes(1));
 
 	private static final Duration PACE = Duration.ofMillis(2);
 
