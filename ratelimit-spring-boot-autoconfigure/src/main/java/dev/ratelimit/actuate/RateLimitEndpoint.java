@@ -18,6 +18,8 @@ import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
@@ -42,6 +44,8 @@ import org.springframework.boot.convert.DurationStyle;
 public class RateLimitEndpoint {
 
 	private final RateLimitRules rules;
+
+	private final ClientAddressResolver addresses;
 
 	private final RateLimitPlans plans;
 
@@ -84,6 +88,23 @@ public class RateLimitEndpoint {
 	 */
 	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
 			RateLimitPlans plans, @Nullable Supplier<List<String>> reload) {
+		this(rules, failureMode, circuitBreaker, plans, reload,
+				new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR));
+	}
+
+	/**
+	 * Creates the endpoint, with the reload of the rules and the budgets of client addresses.
+	 * @param rules the rules and their limiters
+	 * @param failureMode the failure mode in force
+	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
+	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
+	 * @param reload reads the rules again and returns their names, throwing when they are invalid; or
+	 * {@code null} when they cannot be reloaded
+	 * @param addresses tells the budget a client address charges (an IPv6 address its network's)
+	 */
+	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
+			RateLimitPlans plans, @Nullable Supplier<List<String>> reload, ClientAddressResolver addresses) {
+		this.addresses = addresses;
 		this.reload = reload;
 		this.plans = plans;
 		this.rules = rules;
@@ -291,7 +312,7 @@ public class RateLimitEndpoint {
 		if (rule == null) {
 			return null;
 		}
-		String value = value(rule.keyKind().equals("ip") || clientAddress, key);
+		String value = (rule.keyKind().equals("ip") || clientAddress) ? address(key) : key;
 		return new Target(rule, value, clientAddress ? rule.budgetId(null, value) : rule.budgetId(value, value));
 	}
 
@@ -299,17 +320,12 @@ public class RateLimitEndpoint {
 	}
 
 	/**
-	 * Returns the key as the rule stores it: for an address the form requests are charged under
-	 * ({@code 2001:db8::1} becomes {@code 2001:db8:0:0:0:0:0:1}).
+	 * Returns an address as budgets name it: in the form requests are charged under, an IPv6 address as its
+	 * network ({@code 2001:db8::1} is {@code 2001:db8::/56}, and so is the network's own text).
 	 */
-	private static String value(boolean isAddress, String value) {
-		if (isAddress) {
-			InetAddress address = CidrBlock.parseAddress(value);
-			if (address != null) {
-				return address.getHostAddress();
-			}
-		}
-		return value;
+	private String address(String value) {
+		InetAddress address = CidrBlock.parseAddress(value);
+		return this.addresses.budgetAddress((address != null) ? address.getHostAddress() : value);
 	}
 
 	/**

@@ -1,7 +1,11 @@
 package dev.ratelimit.autoconfigure;
 
+import java.util.List;
+
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
+import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRules;
 
@@ -28,10 +32,12 @@ public final class RateLimitEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitEndpoint rateLimitEndpoint(RateLimitRules rules, RateLimitProperties properties,
 			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlans> plans,
-			ObjectProvider<RateLimitRulesReload> reload) {
+			ObjectProvider<RateLimitRulesReload> reload, ObjectProvider<ClientAddressResolver> addresses) {
 		RateLimitRulesReload rulesReload = reload.getIfAvailable();
 		return new RateLimitEndpoint(rules, properties.getFailureMode(), circuitBreaker.getIfAvailable(),
-				plans.getIfAvailable(() -> RateLimitPlans.NONE), (rulesReload != null) ? rulesReload::reload : null);
+				plans.getIfAvailable(() -> RateLimitPlans.NONE), (rulesReload != null) ? rulesReload::reload : null,
+				addresses.getIfAvailable(() -> new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR,
+						properties.getIpv6PrefixLength())));
 	}
 
 }

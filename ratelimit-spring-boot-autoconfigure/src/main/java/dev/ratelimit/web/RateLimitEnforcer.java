@@ -129,14 +129,17 @@ public final class RateLimitEnforcer {
 		if (applicable.size() > 1 && decidesTogether(applicable)) {
 			return enforceTogether(request, applicable, keys, async);
 		}
-		return enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()));
+		return enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()), new ArrayList<>(0));
 	}
 
 	/**
-	 * Decides the rules from {@code from} on one after the other; the first refusal ends the check.
+	 * Decides the rules from {@code from} on one after the other; the first refusal ends the check. A rule that
+	 * counts responses by status is charged like any other, its charge kept in {@code counted} to be settled
+	 * after the response, or given back at once when the request is refused.
 	 */
 	private CompletableFuture<RateLimitVerdict> enforceInTurn(Supplier<String> request,
-			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied) {
+			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied,
+			List<StatusCharge> counted) {
 		for (int index = from; index < applicable.size(); index++) {
 			RateLimitRule rule = applicable.get(index);
 			Budget budget = budget(rule, keys);
@@ -150,11 +153,13 @@ public final class RateLimitEnforcer {
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
-				return CompletableFuture.completedFuture(new RateLimitVerdict(applied, List.of(), false, rule));
+				return refused(new RateLimitVerdict(applied, List.of(), false, rule), counted, async);
 			}
 			int next = index + 1;
 			return decide(rule, budget, async).handle((decisions, failure) -> {
 				List<RateLimitDecision> taken = decisions;
+				RateLimiter decidedBy = this.rules.limiter(rule);
+				String decidedKey = budget.id();
 				if (failure != null) {
 					taken = onFailure(rule, budget, unwrap(failure));
 					if (taken == null) {
@@ -163,27 +168,40 @@ public final class RateLimitEnforcer {
 						return (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow())
 								? new RateLimitVerdict(applied, List.of(), true, null) : null;
 					}
+					decidedBy = this.local;
+					decidedKey = RedisKeys.fallback(rule.algorithm(), budget.id());
 				}
-				return accept(request, rule, budget, taken, observed, System.nanoTime() - started, applied);
+				RateLimitVerdict refused = accept(request, rule, budget, taken, observed, System.nanoTime() - started,
+						applied);
+				if (refused == null && rule.countStatuses() != null && decidedBy != null
+						&& taken.stream().allMatch(RateLimitDecision::allowed)) {
+					counted.add(new StatusCharge(rule, decidedBy, decidedKey, budget.limits(), rule.cost()));
+				}
+				return refused;
 			})
-				.thenCompose((verdict) -> (verdict != null) ? CompletableFuture.completedFuture(verdict)
-						: enforceInTurn(request, applicable, keys, async, next, applied));
+				.thenCompose((verdict) -> (verdict != null) ? refused(verdict, counted, async)
+						: enforceInTurn(request, applicable, keys, async, next, applied, counted));
 		}
-		return CompletableFuture.completedFuture(new RateLimitVerdict(applied, List.of(), false, null));
+		return CompletableFuture
+			.completedFuture(new RateLimitVerdict(applied, List.of(), false, null, List.copyOf(counted)));
+	}
+
+	/**
+	 * Returns a verdict that refuses the request, once the charges taken for it under rules that count
+	 * responses by status are given back: a request that never reached its handler has no status to count.
+	 */
+	private CompletableFuture<RateLimitVerdict> refused(RateLimitVerdict verdict, List<StatusCharge> counted,
+			boolean async) {
+		if (counted.isEmpty()) {
+			return CompletableFuture.completedFuture(verdict);
+		}
+		return refund(counted, async).thenApply((done) -> verdict);
 	}
 
 	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, Budget budget, boolean async) {
+		// a rule that counts responses by status is charged now too, so that concurrent requests can never take
+		// more than its budget, and gives the permits back after a response whose status it does not count
 		RateLimiter limiter = this.rules.limiter(rule);
-		if (rule.countStatuses() != null) {
-			// charged after the response, by its status: now only checked (a refusal may start a block)
-			try {
-				return async ? limiter.checkAsync(budget.id(), budget.limits(), rule.cost())
-						: CompletableFuture.completedFuture(limiter.check(budget.id(), budget.limits(), rule.cost()));
-			}
-			catch (RuntimeException ex) {
-				return CompletableFuture.failedFuture(ex);
-			}
-		}
 		try {
 			return async ? limiter.tryAcquireAsync(budget.id(), budget.limits(), rule.cost())
 					: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.limits(), rule.cost()));
@@ -305,8 +323,13 @@ public final class RateLimitEnforcer {
 			List<AppliedLimit> applied) {
 		List<AppliedLimit> violated = new ArrayList<>(0);
 		for (int i = 0; i < decisions.size(); i++) {
-			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i),
-					budget.capped(decisions.get(i)));
+			RateLimitDecision decision = budget.capped(decisions.get(i));
+			if (rule.countStatuses() != null && decision.allowed()) {
+				// the headers tell the budget as the request found it: its own charge is settled by its status
+				decision = RateLimitDecision.allowed(decision.limit(),
+						Math.min(decision.remaining() + rule.cost(), decision.limit()), decision.resetAfter());
+			}
+			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i), decision);
 			applied.add(limit);
 			if (!limit.decision().allowed()) {
 				violated.add(limit);
@@ -338,61 +361,53 @@ public final class RateLimitEnforcer {
 		}
 		String key = RedisKeys.fallback(rule.algorithm(), budget.id());
 		return switch (this.failureMode) {
-			case LOCAL -> (this.local == null) ? null
-					: (rule.countStatuses() != null) ? this.local.check(key, budget.limits(), rule.cost())
-							: this.local.tryAcquire(key, budget.limits(), rule.cost());
+			case LOCAL -> (this.local == null) ? null : this.local.tryAcquire(key, budget.limits(), rule.cost());
 			case FAIL_OPEN, FAIL_CLOSED -> null;
 		};
 	}
 
 	/**
-	 * Charges, after a response, the rules of the request that count responses of its status
-	 * ({@code count-statuses}); they were only checked before the handler. A charge that the budget no
-	 * longer allows (other requests spent it meanwhile) charges nothing, and a failure is logged.
-	 * @param applied the rules that applied to the request
-	 * @param keys reads the request's keys
-	 * @param status the response's status
+	 * Settles, after a response, the charges a request took under rules that count responses by status
+	 * ({@code count-statuses}): those whose rule counts the final status are kept, the others given back. A
+	 * request the client abandoned keeps every charge: do not settle it. Failures are logged, never thrown.
+	 * @param charges the charges of the request's verdicts ({@link RateLimitVerdict#counted()})
+	 * @param status the final status of the response
 	 */
-	public void charge(List<RateLimitRule> applied, RequestKeys keys, int status) {
-		charge(applied, keys, status, false).join();
+	public void settle(List<StatusCharge> charges, int status) {
+		refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), false).join();
 	}
 
 	/**
-	 * Charges after a response as {@link #charge} does, without holding the caller's thread while Redis
-	 * answers.
-	 * @param applied the rules that applied to the request
-	 * @param keys reads the request's keys; it must not block
-	 * @param status the response's status
-	 * @return completes when every charge is answered; never exceptionally
+	 * Settles charges as {@link #settle} does, without holding the caller's thread while Redis answers.
+	 * @param charges the charges of the request's verdicts
+	 * @param status the final status of the response
+	 * @return completes when every refund is answered; never exceptionally
 	 */
-	public CompletableFuture<Void> chargeAsync(List<RateLimitRule> applied, RequestKeys keys, int status) {
-		return charge(applied, keys, status, true);
+	public CompletableFuture<Void> settleAsync(List<StatusCharge> charges, int status) {
+		return refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), true);
 	}
 
-	private CompletableFuture<Void> charge(List<RateLimitRule> applied, RequestKeys keys, int status, boolean async) {
+	private CompletableFuture<Void> refund(List<StatusCharge> charges, boolean async) {
 		CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
-		for (RateLimitRule rule : applied) {
-			ResponseStatuses statuses = rule.countStatuses();
-			if (statuses == null || !statuses.includes(status)) {
-				continue;
-			}
-			Budget budget = budget(rule, keys);
-			if (budget == null || budget == EXEMPT) {
-				continue;
-			}
-			RateLimiter limiter = this.rules.limiter(rule);
-			CompletableFuture<?> charged;
+		for (StatusCharge charge : charges) {
+			CompletableFuture<Void> refunded;
 			try {
-				charged = async ? limiter.tryAcquireAsync(budget.id(), budget.limits(), rule.cost())
-						: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.limits(), rule.cost()));
+				if (async) {
+					refunded = charge.limiter().refundAsync(charge.key(), charge.limits(), charge.permits());
+				}
+				else {
+					charge.limiter().refund(charge.key(), charge.limits(), charge.permits());
+					refunded = CompletableFuture.completedFuture(null);
+				}
 			}
 			catch (RuntimeException ex) {
-				charged = CompletableFuture.failedFuture(ex);
+				refunded = CompletableFuture.failedFuture(ex);
 			}
-			all = all.thenCombine(charged.handle((decisions, failure) -> {
+			all = all.thenCombine(refunded.handle((done, failure) -> {
 				if (failure != null && !(unwrap(failure) instanceof RateLimiterUnavailableException)) {
 					this.logs.unexpected(unwrap(failure));
 				}
+				// Redis down: the permits stay taken, which errs on the side of the limit
 				return null;
 			}), (first, second) -> null);
 		}

@@ -14,9 +14,24 @@ import org.jspecify.annotations.Nullable;
  * ({@code fail-closed})
  * @param missingKey the rule whose key the request lacks, refusing it with 400 ({@code missing-key=reject}),
  * or {@code null}
+ * @param counted the charges taken under rules that count responses by status, to settle with
+ * {@link RateLimitEnforcer#settle} once the final status is known; empty when the request is refused (they
+ * were given back)
  */
 public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
-		@Nullable RateLimitRule missingKey) {
+		@Nullable RateLimitRule missingKey, List<StatusCharge> counted) {
+
+	/**
+	 * Creates a verdict without charges to settle after the response.
+	 * @param applied every limit applied, with its decision, in order
+	 * @param violated the limits that refused the request
+	 * @param unavailable whether the failure mode refuses the request
+	 * @param missingKey the rule whose key the request lacks, or {@code null}
+	 */
+	public RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
+			@Nullable RateLimitRule missingKey) {
+		this(applied, violated, unavailable, missingKey, List.of());
+	}
 
 	/**
 	 * Returns whether the request may go on to its handler.
@@ -38,7 +53,7 @@ public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> vi
 		}
 		List<AppliedLimit> all = new ArrayList<>(earlier);
 		all.addAll(this.applied);
-		return new RateLimitVerdict(all, this.violated, this.unavailable, this.missingKey);
+		return new RateLimitVerdict(all, this.violated, this.unavailable, this.missingKey, this.counted);
 	}
 
 }

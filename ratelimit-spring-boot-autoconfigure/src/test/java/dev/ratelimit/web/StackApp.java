@@ -89,7 +89,33 @@ public final class StackApp implements AutoCloseable {
 	 * @return the reply
 	 */
 	public Reply getFrom(String localAddress, String path, String... headers) {
-		try (Socket socket = new Socket()) {
+		try (Socket socket = send(localAddress, path, headers)) {
+			return Reply.read(socket.getInputStream());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Sends a GET from 127.0.0.1 and returns its connection without reading the answer, for a test that goes
+	 * away before it comes (by closing the socket).
+	 * @param path the path and query
+	 * @param headers names and values, in turn
+	 * @return the connection
+	 */
+	public Socket open(String path, String... headers) {
+		try {
+			return send("127.0.0.1", path, headers);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private Socket send(String localAddress, String path, String... headers) throws IOException {
+		Socket socket = new Socket();
+		try {
 			socket.bind(new InetSocketAddress(InetAddress.getByName(localAddress), 0));
 			socket.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), this.port), 5_000);
 			socket.setSoTimeout(10_000);
@@ -101,10 +127,11 @@ public final class StackApp implements AutoCloseable {
 			OutputStream out = socket.getOutputStream();
 			out.write(request.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
 			out.flush();
-			return Reply.read(socket.getInputStream());
+			return socket;
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+		catch (IOException | RuntimeException ex) {
+			socket.close();
+			throw ex;
 		}
 	}
 

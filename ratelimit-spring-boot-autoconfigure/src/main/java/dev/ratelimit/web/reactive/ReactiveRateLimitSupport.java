@@ -218,9 +218,11 @@ public final class ReactiveRateLimitSupport {
 				ServerHttpResponse response = exchange.getResponse();
 				writeHeaders(response, this.headers.of(verdict));
 				if (verdict.allowed()) {
-					if (applicable.stream().anyMatch((rule) -> rule.countStatuses() != null)) {
-						// charged once the response's status is known, before it is sent
-						response.beforeCommit(() -> Mono.fromFuture(() -> this.enforcer.chargeAsync(applicable, keys,
+					if (!decided.counted().isEmpty()) {
+						// taken now, settled once the response's final status is known, before it is sent (an error
+						// the handler throws is the 500 WebFlux writes); a response that is never committed (the
+						// client went away) keeps its charges, as on the servlet stack
+						response.beforeCommit(() -> Mono.fromFuture(() -> this.enforcer.settleAsync(decided.counted(),
 								(response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
 					}
 					return Mono.just(true);

@@ -31,14 +31,17 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		if (this.support.applyBeforeAuthentication(request, response)) {
-			try {
-				chain.doFilter(request, response);
-			}
-			finally {
-				this.support.chargeCounted(request, response);
-			}
+		if (!this.support.applyBeforeAuthentication(request, response)) {
+			return;
 		}
+		try {
+			chain.doFilter(request, response);
+		}
+		catch (IOException | ServletException | RuntimeException | Error ex) {
+			this.support.settleCounted(request, response, ex);
+			throw ex;
+		}
+		this.support.settleCounted(request, response, null);
 	}
 
 }

@@ -9,6 +9,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -25,9 +28,11 @@ import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.RateLimitVerdict;
+import dev.ratelimit.web.StatusCharge;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.util.DisconnectedClientHelper;
 import org.springframework.web.util.UriUtils;
 
 /**
@@ -205,15 +210,15 @@ public final class ServletRateLimitSupport {
 		request.setAttribute(APPLIED, verdict.applied());
 		this.writer.writeHeaders(response, this.headers.of(verdict));
 		if (verdict.allowed()) {
-			if (applicable.stream().anyMatch((rule) -> rule.countStatuses() != null)) {
-				// charged once the response's status is known
+			if (!verdict.counted().isEmpty()) {
+				// taken now, settled once the response's final status is known (RateLimitFilter)
 				@SuppressWarnings("unchecked")
-				List<Counted> counted = (List<Counted>) request.getAttribute(COUNTED);
+				List<StatusCharge> counted = (List<StatusCharge>) request.getAttribute(COUNTED);
 				if (counted == null) {
-					counted = new ArrayList<>(1);
+					counted = new ArrayList<>(verdict.counted().size());
 					request.setAttribute(COUNTED, counted);
 				}
-				counted.add(new Counted(applicable, keys));
+				counted.addAll(verdict.counted());
 			}
 			return true;
 		}
@@ -223,25 +228,81 @@ public final class ServletRateLimitSupport {
 	}
 
 	/**
-	 * Charges the rules that count responses by status ({@code count-statuses}) now that the response's
-	 * status is known, for the {@link RateLimitFilter} once the chain has answered.
+	 * Settles the charges a request took under rules that count responses by status ({@code count-statuses})
+	 * once its final status is known, for the {@link RateLimitFilter} once the chain has returned: at once for
+	 * a request the chain answered; for one it left asynchronous ({@code CompletableFuture},
+	 * {@code DeferredResult}, {@code Callable}, {@code StreamingResponseBody}), when it completes, with the
+	 * status it ends with. A request whose client went away keeps its charges.
 	 * @param request the request
 	 * @param response the response
+	 * @param failure what the chain threw, or {@code null}: an exception nobody handled ends as the 500 the
+	 * container sends, unless the response was committed already
 	 */
-	void chargeCounted(HttpServletRequest request, HttpServletResponse response) {
+	void settleCounted(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
 		@SuppressWarnings("unchecked")
-		List<Counted> counted = (List<Counted>) request.getAttribute(COUNTED);
+		List<StatusCharge> counted = (List<StatusCharge>) request.getAttribute(COUNTED);
 		if (counted == null) {
 			return;
 		}
-		request.removeAttribute(COUNTED);
-		for (Counted each : counted) {
-			this.enforcer.charge(each.rules(), each.keys(), response.getStatus());
+		if (failure != null) {
+			request.removeAttribute(COUNTED);
+			if (!DisconnectedClientHelper.isClientDisconnectedException(failure)) {
+				this.enforcer.settle(counted, response.isCommitted() ? response.getStatus() : 500);
+			}
+			return;
 		}
+		if (request.isAsyncStarted()) {
+			request.getAsyncContext().addListener(new AsyncSettlement(counted), request, response);
+			return;
+		}
+		request.removeAttribute(COUNTED);
+		this.enforcer.settle(counted, response.getStatus());
 	}
 
-	/** Rules of a request that count responses by status, and how to read its keys once more. */
-	private record Counted(List<RateLimitRule> rules, RequestKeys keys) {
+	/**
+	 * Settles the charges of an asynchronous request when it completes, with its final status; keeps them when
+	 * its client went away.
+	 */
+	private final class AsyncSettlement implements AsyncListener {
+
+		private final List<StatusCharge> counted;
+
+		private volatile boolean disconnected;
+
+		AsyncSettlement(List<StatusCharge> counted) {
+			this.counted = counted;
+		}
+
+		@Override
+		public void onComplete(AsyncEvent event) {
+			event.getSuppliedRequest().removeAttribute(COUNTED);
+			Object error = event.getSuppliedRequest().getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+			if (this.disconnected
+					|| (error instanceof Throwable thrown && DisconnectedClientHelper.isClientDisconnectedException(thrown))) {
+				return;
+			}
+			ServletRateLimitSupport.this.enforcer.settle(this.counted,
+					((HttpServletResponse) event.getSuppliedResponse()).getStatus());
+		}
+
+		@Override
+		public void onError(AsyncEvent event) {
+			if (event.getThrowable() != null && DisconnectedClientHelper.isClientDisconnectedException(event.getThrowable())) {
+				this.disconnected = true;
+			}
+		}
+
+		@Override
+		public void onTimeout(AsyncEvent event) {
+			// Spring MVC answers the timeout (503) and completes: onComplete settles with that status
+		}
+
+		@Override
+		public void onStartAsync(AsyncEvent event) {
+			// started again (a second asynchronous step): follow it to its end
+			event.getAsyncContext().addListener(this, event.getSuppliedRequest(), event.getSuppliedResponse());
+		}
+
 	}
 
 	/**

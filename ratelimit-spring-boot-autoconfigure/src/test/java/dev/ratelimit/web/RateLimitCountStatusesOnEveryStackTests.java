@@ -1,0 +1,195 @@
+package dev.ratelimit.web;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetails;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Rules that count responses by status ({@code count-statuses}) on every stack, behind Spring Security: the
+ * charge goes to the budget the request was checked against (the user's, read before the handler), concurrent
+ * requests never get more counted responses than the limit, and the status counted is the final one (an
+ * asynchronous handler's, the 500 of an exception nobody handles).
+ */
+class RateLimitCountStatusesOnEveryStackTests {
+
+	private static final StackApps apps = new StackApps(Map.ofEntries(
+			Map.entry("ratelimit.rules.sign-in.paths", "/slow-sign-in"), Map.entry("ratelimit.rules.sign-in.key", "param:user"),
+			Map.entry("ratelimit.rules.sign-in.limit", "3"), Map.entry("ratelimit.rules.sign-in.window", "15m"),
+			Map.entry("ratelimit.rules.sign-in.count-statuses", "401"),
+			Map.entry("ratelimit.rules.accounts.paths", "/account/**"),
+			Map.entry("ratelimit.rules.accounts.key", "principal"), Map.entry("ratelimit.rules.accounts.limit", "2"),
+			Map.entry("ratelimit.rules.accounts.window", "15m"),
+			Map.entry("ratelimit.rules.accounts.count-statuses", "403"),
+			Map.entry("ratelimit.rules.errors.paths", "/explode"), Map.entry("ratelimit.rules.errors.limit", "1"),
+			Map.entry("ratelimit.rules.errors.window", "15m"), Map.entry("ratelimit.rules.errors.count-statuses", "5xx")),
+			(stack) -> new Class<?>[] { (stack == WebStack.SERVLET) ? ServletSecurity.class : ReactiveSecurity.class });
+
+	@AfterAll
+	static void stop() {
+		apps.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void chargesTheUserTheRequestWasCheckedAgainst(WebStack stack) {
+		StackApp app = apps.on(stack);
+		for (int i = 0; i < 2; i++) {
+			assertThat(app.get("/account/bob", "Authorization", basic("alice")).status()).isEqualTo(403);
+		}
+		assertThat(app.get("/account/bob", "Authorization", basic("alice")).status()).isEqualTo(429);
+		// bob shares alice's address, not her budget
+		assertThat(app.get("/account/alice", "Authorization", basic("bob")).status()).isEqualTo(403);
+		assertThat(app.get("/account/bob", "Authorization", basic("bob")).status()).isEqualTo(200);
+		assertThat(app.redisKeys()).anyMatch((key) -> key.endsWith(":accounts:principal:alice"))
+			.noneMatch((key) -> key.contains(":accounts:ip:"));
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void neverCountsMoreResponsesThanTheLimitUnderConcurrency(WebStack stack) throws Exception {
+		StackApp app = apps.on(stack);
+		int requests = 40;
+		ExecutorService threads = Executors.newFixedThreadPool(requests);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Integer>> statuses = new ArrayList<>();
+			for (int i = 0; i < requests; i++) {
+				statuses.add(threads.submit(() -> {
+					start.await();
+					return app.get("/slow-sign-in?user=carol&password=guess").status();
+				}));
+			}
+			start.countDown();
+			List<Integer> answered = new ArrayList<>();
+			for (Future<Integer> status : statuses) {
+				answered.add(status.get(30, TimeUnit.SECONDS));
+			}
+			assertThat(answered).filteredOn((status) -> status == 401).as("wrong passwords that reached the check")
+				.hasSize(3);
+			assertThat(answered).filteredOn((status) -> status == 429).hasSize(requests - 3);
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void countsTheStatusAnAsynchronousHandlerEndsWithAndGivesBackTheOthers(WebStack stack) {
+		StackApp app = apps.on(stack);
+		// successes are charged before the handler and given back after it: they never use the budget up
+		for (int i = 0; i < 5; i++) {
+			assertThat(app.get("/slow-sign-in?user=dave&password=secret").status()).isEqualTo(200);
+		}
+		for (int i = 0; i < 3; i++) {
+			assertThat(app.get("/slow-sign-in?user=dave&password=guess").status()).isEqualTo(401);
+		}
+		assertThat(app.get("/slow-sign-in?user=dave&password=secret").status()).isEqualTo(429);
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void countsAnExceptionNobodyHandlesAsThe500ItEndsWith(WebStack stack) {
+		StackApp app = apps.on(stack);
+		assertThat(app.get("/explode").status()).isEqualTo(500);
+		assertThat(app.get("/explode").status()).isEqualTo(429);
+	}
+
+	@Test
+	void keepsTheChargeOfARequestWhoseClientWentAwayOnWebFlux() throws Exception {
+		// on Netty the handler of a request whose client left is cancelled and its response never sent: it keeps
+		// the charge taken for it, as a servlet request that fails to write its response does (a servlet handler
+		// runs to its end, and settles with the status it ends with)
+		StackApp app = apps.on(WebStack.WEBFLUX);
+		String budget = app.keyPrefix() + ":fixed:sign-in:param:erin";
+		try (java.net.Socket socket = app.open("/slow-sign-in?user=erin&password=secret&millis=300")) {
+			// charged before the handler: the budget exists once the request was decided
+			await().atMost(Duration.ofSeconds(10)).until(() -> app.redisKeys().contains(budget));
+		}
+		// past the moment the handler would have answered (a success, given back had it been sent): what is to
+		// be shown is that nothing happens then, so this waits rather than polls for an event
+		await().pollDelay(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> true);
+		for (int i = 0; i < 2; i++) {
+			assertThat(app.get("/slow-sign-in?user=erin&password=guess").status()).isEqualTo(401);
+		}
+		assertThat(app.get("/slow-sign-in?user=erin&password=guess").status()).isEqualTo(429);
+	}
+
+	private static String basic(String user) {
+		return "Basic " + Base64.getEncoder().encodeToString((user + ":pw").getBytes(StandardCharsets.UTF_8));
+	}
+
+	private static List<UserDetails> users() {
+		return List.of(User.withUsername("alice").password("{noop}pw").roles("USER").build(),
+				User.withUsername("bob").password("{noop}pw").roles("USER").build());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebSecurity
+	static class ServletSecurity {
+
+		@Bean
+		SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+			return http.authorizeHttpRequests((requests) -> requests.requestMatchers("/account/**")
+				.authenticated()
+				.anyRequest()
+				.permitAll()).httpBasic(Customizer.withDefaults()).csrf((csrf) -> csrf.disable()).build();
+		}
+
+		@Bean
+		InMemoryUserDetailsManager users() {
+			return new InMemoryUserDetailsManager(RateLimitCountStatusesOnEveryStackTests.users());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebFluxSecurity
+	static class ReactiveSecurity {
+
+		@Bean
+		SecurityWebFilterChain securityWebFilterChain(ServerHttpSecurity http) {
+			return http.authorizeExchange((exchanges) -> exchanges.pathMatchers("/account/**")
+				.authenticated()
+				.anyExchange()
+				.permitAll()).httpBasic(Customizer.withDefaults()).csrf((csrf) -> csrf.disable()).build();
+		}
+
+		@Bean
+		MapReactiveUserDetailsService users() {
+			return new MapReactiveUserDetailsService(RateLimitCountStatusesOnEveryStackTests.users());
+		}
+
+	}
+
+}

@@ -1,0 +1,81 @@
+package dev.ratelimit.web.servlet;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.ratelimit.web.StackApp;
+import dev.ratelimit.web.StackApps;
+import dev.ratelimit.web.WebStack;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Spring MVC's asynchronous handlers under a rule that counts failures (401) on Tomcat: each is charged with
+ * the status it ends with, not the 200 the response has when the filter chain returns, and a success is given
+ * back.
+ */
+class RateLimitCountStatusesAsyncServletTests {
+
+	private static final StackApps apps = new StackApps(Map.of("ratelimit.rules.async.paths", "/async/**",
+			"ratelimit.rules.async.key", "param:user", "ratelimit.rules.async.limit", "2", "ratelimit.rules.async.window",
+			"15m", "ratelimit.rules.async.count-statuses", "401"), AsyncEndpoints.class);
+
+	@AfterAll
+	static void stop() {
+		apps.close();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "deferred", "callable", "future", "streaming" })
+	void chargesTheStatusAnAsynchronousHandlerEndsWith(String kind) {
+		StackApp app = apps.on(WebStack.SERVLET);
+		String user = "user-" + kind;
+		for (int i = 0; i < 3; i++) {
+			assertThat(app.get("/async/" + kind + "?user=" + user + "&ok=true").status()).isEqualTo(200);
+		}
+		for (int i = 0; i < 2; i++) {
+			assertThat(app.get("/async/" + kind + "?user=" + user + "&ok=false").status()).isEqualTo(401);
+		}
+		assertThat(app.get("/async/" + kind + "?user=" + user + "&ok=true").status()).isEqualTo(429);
+	}
+
+	@RestController
+	static class AsyncEndpoints {
+
+		@GetMapping("/async/{kind}")
+		Object answer(@PathVariable String kind, @RequestParam boolean ok) {
+			HttpStatus status = ok ? HttpStatus.OK : HttpStatus.UNAUTHORIZED;
+			ResponseEntity<String> entity = ResponseEntity.status(status).body(ok ? "welcome" : "wrong password");
+			return switch (kind) {
+				case "deferred" -> {
+					DeferredResult<ResponseEntity<String>> result = new DeferredResult<>();
+					CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS).execute(() -> result.setResult(entity));
+					yield result;
+				}
+				case "callable" -> (Callable<ResponseEntity<String>>) () -> entity;
+				case "future" -> CompletableFuture.supplyAsync(() -> entity,
+						CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
+				default -> ResponseEntity.status(status)
+					.body((StreamingResponseBody) (out) -> out.write("streamed".getBytes(StandardCharsets.UTF_8)));
+			};
+		}
+
+	}
+
+}
