@@ -14,7 +14,6 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.CidrBlock;
@@ -46,6 +45,8 @@ public class RateLimitEndpoint {
 	private final RateLimitRules rules;
 
 	private final ClientAddressResolver addresses;
+
+	private final boolean reactive;
 
 	private final RateLimitPlans plans;
 
@@ -89,7 +90,7 @@ public class RateLimitEndpoint {
 	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
 			RateLimitPlans plans, @Nullable Supplier<List<String>> reload) {
 		this(rules, failureMode, circuitBreaker, plans, reload,
-				new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR));
+				new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR), false);
 	}
 
 	/**
@@ -101,9 +102,13 @@ public class RateLimitEndpoint {
 	 * @param reload reads the rules again and returns their names, throwing when they are invalid; or
 	 * {@code null} when they cannot be reloaded
 	 * @param addresses tells the budget a client address charges (an IPv6 address its network's)
+	 * @param reactive whether the endpoint is served by WebFlux, whose remaining path segments start with the
+	 * rule's (Spring Boot's WebFlux mapping extracts them from the first variable of the pattern on)
 	 */
 	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
-			RateLimitPlans plans, @Nullable Supplier<List<String>> reload, ClientAddressResolver addresses) {
+			RateLimitPlans plans, @Nullable Supplier<List<String>> reload, ClientAddressResolver addresses,
+			boolean reactive) {
+		this.reactive = reactive;
 		this.addresses = addresses;
 		this.reload = reload;
 		this.plans = plans;
@@ -171,7 +176,7 @@ public class RateLimitEndpoint {
 	@ReadOperation
 	public @Nullable KeyDescriptor key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
 			@Nullable Boolean clientAddress) {
-		return state(rule, String.join("/", key), clientAddress);
+		return state(rule, keyOf(rule, key), clientAddress);
 	}
 
 	/**
@@ -190,12 +195,11 @@ public class RateLimitEndpoint {
 			return null;
 		}
 		RateLimitRule found = target.rule();
-		// a plan a resolver bean gives; a plan from a header is the request's, unknown here
+		// the limits of the plan this instance remembers for the key: reading a key never makes the plan resolver
+		// look it up (a caller could have it look up any key), and the plan's name is not shown; a plan from a
+		// header is the request's, unknown here
 		String plan = (found.planKind().equals("bean") && !Boolean.TRUE.equals(clientAddress))
-				? this.plans.plan(found, target.key()) : null;
-		if (RateLimitPlanResolver.UNLIMITED.equals(plan)) {
-			return new KeyDescriptor(found.name(), target.key(), plan, List.of(), null, null, null);
-		}
+				? this.plans.rememberedPlan(found, target.key()) : null;
 		List<RateLimit> planLimits = found.limitsOf(plan);
 		String budgetId = target.budgetId();
 		RateLimitRule.CalendarBudget quota = found.calendarBudget(budgetId, planLimits, Instant.now());
@@ -212,12 +216,11 @@ public class RateLimitEndpoint {
 			limits.add(new KeyLimitDescriptor(found.policyName(i, planLimits), decision.limit(), decision.remaining(),
 					decision.allowed(), decision.retryAfterSeconds(), decision.resetAfterSeconds()));
 		}
-		String planName = (plan != null && found.plans().containsKey(plan)) ? plan : null;
 		if (!(limiter instanceof BlockingRateLimiter blocking)) {
-			return new KeyDescriptor(found.name(), target.key(), planName, limits, null, null, null);
+			return new KeyDescriptor(found.name(), target.key(), limits, null, null, null);
 		}
 		Duration blocked = blocking.blockedFor(budgetId);
-		return new KeyDescriptor(found.name(), target.key(), planName, limits, !blocked.isZero(), seconds(blocked),
+		return new KeyDescriptor(found.name(), target.key(), limits, !blocked.isZero(), seconds(blocked),
 				blocked.isZero() ? null : Instant.now().plus(blocked).toString());
 	}
 
@@ -236,7 +239,7 @@ public class RateLimitEndpoint {
 	@WriteOperation
 	public WebEndpointResponse<BlockDescriptor> block(@Selector String rule,
 			@Selector(match = Match.ALL_REMAINING) String[] key, String duration, @Nullable Boolean clientAddress) {
-		Target target = target(rule, String.join("/", key), Boolean.TRUE.equals(clientAddress));
+		Target target = target(rule, keyOf(rule, key), Boolean.TRUE.equals(clientAddress));
 		if (target == null) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
@@ -279,7 +282,7 @@ public class RateLimitEndpoint {
 	@DeleteOperation
 	public @Nullable ResetDescriptor reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
 			@Nullable Boolean clientAddress) {
-		return resetKey(rule, String.join("/", key), clientAddress);
+		return resetKey(rule, keyOf(rule, key), clientAddress);
 	}
 
 	/**
@@ -305,6 +308,18 @@ public class RateLimitEndpoint {
 		}
 		Boolean unblocked = (limiter instanceof BlockingRateLimiter blocking) ? blocking.unblock(target.budgetId()) : null;
 		return new ResetDescriptor(rule, target.key(), true, deleted, unblocked);
+	}
+
+	/**
+	 * Returns the key of the path form {@code /actuator/ratelimit/{rule}/{key}}: its segments after the rule's.
+	 * WebFlux hands the operation every segment from the rule's on ({@code [api, team, alpha]} for
+	 * {@code /api/team/alpha}; Spring MVC {@code [team, alpha]}), so that one is dropped there.
+	 * {@code RateLimitEndpointOnEveryStackTests} reads a key that starts with its rule's name on both stacks:
+	 * should Spring Boot hand WebFlux only the key's segments, it fails.
+	 */
+	private String keyOf(String rule, String[] segments) {
+		int from = (this.reactive && segments.length > 1 && segments[0].equals(rule)) ? 1 : 0;
+		return String.join("/", java.util.Arrays.copyOfRange(segments, from, segments.length));
 	}
 
 	private @Nullable Target target(String name, String key, boolean clientAddress) {
@@ -387,16 +402,15 @@ public class RateLimitEndpoint {
 	 *
 	 * @param rule the rule's name
 	 * @param key the key
-	 * @param plan the key's plan, from the rule's plan resolver: {@code unlimited} (no limits), another
-	 * of the rule's plans, or {@code null} for the rule's own limits
-	 * @param limits the state under each limit
+	 * @param limits the state under each limit: of the plan this instance remembers for the key (never
+	 * looked up for the read, nor named), else the rule's own
 	 * @param blocked whether the key is blocked: every request refused until the block ends; {@code null}
 	 * under a rule without {@code block-for}
 	 * @param blockedForSeconds how long the block has still to run, in seconds rounded up; 0 when not
 	 * blocked, {@code null} under a rule without {@code block-for}
 	 * @param blockedUntil when the block ends, by this instance's clock (ISO-8601), or {@code null}
 	 */
-	public record KeyDescriptor(String rule, String key, @Nullable String plan, List<KeyLimitDescriptor> limits,
+	public record KeyDescriptor(String rule, String key, List<KeyLimitDescriptor> limits,
 			@Nullable Boolean blocked, @Nullable Long blockedForSeconds, @Nullable String blockedUntil)
 			implements OperationResponseBody {
 	}

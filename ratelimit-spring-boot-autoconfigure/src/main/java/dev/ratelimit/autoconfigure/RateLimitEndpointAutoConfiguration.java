@@ -16,6 +16,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -32,12 +34,14 @@ public final class RateLimitEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitEndpoint rateLimitEndpoint(RateLimitRules rules, RateLimitProperties properties,
 			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlans> plans,
-			ObjectProvider<RateLimitRulesReload> reload, ObjectProvider<ClientAddressResolver> addresses) {
+			ObjectProvider<RateLimitRulesReload> reload, ObjectProvider<ClientAddressResolver> addresses,
+			ApplicationContext context) {
 		RateLimitRulesReload rulesReload = reload.getIfAvailable();
 		return new RateLimitEndpoint(rules, properties.getFailureMode(), circuitBreaker.getIfAvailable(),
 				plans.getIfAvailable(() -> RateLimitPlans.NONE), (rulesReload != null) ? rulesReload::reload : null,
 				addresses.getIfAvailable(() -> new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR,
-						properties.getIpv6PrefixLength())));
+						properties.getIpv6PrefixLength())),
+				context instanceof ReactiveWebApplicationContext);
 	}
 
 }

@@ -118,6 +118,18 @@ public final class RateLimitPlans {
 	}
 
 	/**
+	 * Returns the plan of a key under a rule as this instance remembers it, without asking the resolver: for
+	 * reading a key's state, which must not make the resolver look up keys the instance has never seen.
+	 * @param rule a rule whose plan is {@code bean:<name>}
+	 * @param key the value the rule's key resolved to
+	 * @return the plan's name, or {@code null} when none is remembered (or the key has none)
+	 */
+	public @Nullable String rememberedPlan(RateLimitRule rule, String key) {
+		Entry entry = this.cache.get(rule.name() + '\u0000' + key);
+		return (entry != null && this.nanoTime.getAsLong() - entry.expires < 0) ? entry.plan.orElse(null) : null;
+	}
+
+	/**
 	 * Forgets every remembered plan, for example after the plans changed.
 	 */
 	public void clear() {

@@ -89,7 +89,7 @@ public final class StackApp implements AutoCloseable {
 	 * @return the reply
 	 */
 	public Reply getFrom(String localAddress, String path, String... headers) {
-		try (Socket socket = send(localAddress, path, headers)) {
+		try (Socket socket = send(localAddress, "GET", path, null, headers)) {
 			return Reply.read(socket.getInputStream());
 		}
 		catch (IOException ex) {
@@ -106,26 +106,52 @@ public final class StackApp implements AutoCloseable {
 	 */
 	public Socket open(String path, String... headers) {
 		try {
-			return send("127.0.0.1", path, headers);
+			return send("127.0.0.1", "GET", path, null, headers);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
 	}
 
-	private Socket send(String localAddress, String path, String... headers) throws IOException {
+	/**
+	 * Sends a request of any method from 127.0.0.1, with a JSON body or none.
+	 * @param method the method
+	 * @param path the path and query
+	 * @param json the body, or {@code null}
+	 * @param headers names and values, in turn
+	 * @return the reply
+	 */
+	public Reply send(String method, String path, String json, String... headers) {
+		try (Socket socket = send("127.0.0.1", method, path, json, headers)) {
+			return Reply.read(socket.getInputStream());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private Socket send(String localAddress, String method, String path, String json, String... headers)
+			throws IOException {
 		Socket socket = new Socket();
 		try {
 			socket.bind(new InetSocketAddress(InetAddress.getByName(localAddress), 0));
 			socket.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), this.port), 5_000);
 			socket.setSoTimeout(10_000);
-			StringBuilder request = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\n")
+			StringBuilder request = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n")
 				.append("Host: 127.0.0.1:").append(this.port).append("\r\nConnection: close\r\n");
 			for (int i = 0; i < headers.length; i += 2) {
 				request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
 			}
+			byte[] body = (json != null) ? json.getBytes(StandardCharsets.UTF_8) : new byte[0];
+			if (json != null) {
+				request.append("Content-Type: application/json\r\n");
+			}
+			if (json != null || !method.equals("GET")) {
+				request.append("Content-Length: ").append(body.length).append("\r\n");
+			}
 			OutputStream out = socket.getOutputStream();
 			out.write(request.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+			out.write(body);
 			out.flush();
 			return socket;
 		}

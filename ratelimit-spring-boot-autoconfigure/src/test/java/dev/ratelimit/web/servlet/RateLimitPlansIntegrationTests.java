@@ -125,16 +125,26 @@ class RateLimitPlansIntegrationTests extends RedisBackedWebTests {
 	}
 
 	@Test
-	void showsAKeysPlanThroughTheEndpoint() throws Exception {
+	void showsAKeyUnderThePlanThisInstanceRemembersWithoutNamingIt() throws Exception {
 		get(this.port, "/keyed", "X-Api-Key", "pro-3");
 		RateLimitEndpoint.KeyDescriptor pro = this.endpoint.state("api", "pro-3", null);
-		assertThat(pro.plan()).isEqualTo("pro");
 		assertThat(pro.limits()).singleElement().satisfies((limit) -> {
 			assertThat(limit.limit()).isEqualTo(5);
 			assertThat(limit.remaining()).isEqualTo(4);
 		});
-		assertThat(this.endpoint.state("api", "free-9", null).plan()).isNull();
-		assertThat(this.endpoint.state("api", "internal", null).plan()).isEqualTo("unlimited");
+		assertThat(this.plans.calls).hasValue(1);
+	}
+
+	@Test
+	void neverAsksTheResolverToReadAKeyThisInstanceHasNotSeen() throws Exception {
+		// a reader could otherwise have the plans database look up any key, and learn its plan from the answer
+		RateLimitEndpoint.KeyDescriptor unseen = this.endpoint.state("api", "pro-never-seen", null);
+		assertThat(this.plans.calls).hasValue(0);
+		assertThat(unseen.limits()).singleElement().satisfies((limit) -> assertThat(limit.limit()).isEqualTo(2));
+		HttpResponse<String> read = get(this.port, "/actuator/ratelimit/api/internal");
+		assertThat(read.statusCode()).isEqualTo(200);
+		assertThat(read.body()).doesNotContain("plan").doesNotContain("unlimited");
+		assertThat(this.plans.calls).hasValue(0);
 	}
 
 	@TestConfiguration(proxyBeanMethods = false)
