@@ -215,11 +215,10 @@ class SampleApplicationTests {
 		HttpResponse<String> blocked = send("POST", "/api/sign-in?username=eve&password=open-sesame");
 		assertThat(blocked.statusCode()).isEqualTo(429);
 		assertThat(blocked.headers().firstValue("Retry-After")).hasValue("600");
-		HttpResponse<String> state = get("/actuator/ratelimit/sign-in/eve");
+		HttpResponse<String> state = get("/actuator/ratelimit/sign-in/eve", ADMIN);
 		JSONAssert.assertEquals("{\"rule\":\"sign-in\",\"key\":\"eve\",\"blocked\":true,\"blockedForSeconds\":600}",
 				state.body(), JSONCompareMode.LENIENT);
-		HttpResponse<String> lifted = send("DELETE", "/actuator/ratelimit/sign-in/eve", "Authorization",
-				"Basic " + java.util.Base64.getEncoder().encodeToString("admin:change-me".getBytes()));
+		HttpResponse<String> lifted = send("DELETE", "/actuator/ratelimit/sign-in/eve", ADMIN);
 		JSONAssert.assertEquals("{\"reset\":true,\"unblocked\":true}", lifted.body(), JSONCompareMode.LENIENT);
 		assertThat(send("POST", "/api/sign-in?username=eve&password=open-sesame").statusCode()).isEqualTo(200);
 	}
@@ -265,32 +264,44 @@ class SampleApplicationTests {
 		HttpResponse<String> wouldBeRefused = get("/api/beta");
 		assertThat(wouldBeRefused.statusCode()).isEqualTo(200);
 		assertThat(wouldBeRefused.headers().firstValue("RateLimit")).hasValue("\"beta\";r=0;t=60");
-		HttpResponse<String> metric = get("/actuator/metrics/ratelimit.decisions?tag=rule:beta&tag=outcome:shadow-rejected");
+		HttpResponse<String> metric = get("/actuator/metrics/ratelimit.decisions?tag=rule:beta&tag=outcome:shadow-rejected",
+				ADMIN);
 		assertThat(metric.statusCode()).isEqualTo(200);
 		assertThat((Double) JsonPath.read(metric.body(), "$.measurements[0].value")).isGreaterThanOrEqualTo(1.0);
 	}
 
 	@Test
 	void actuatorEndpointListsRulesReadsAKeyAndResetsIt() throws Exception {
-		HttpResponse<String> rules = get("/actuator/ratelimit");
+		HttpResponse<String> rules = get("/actuator/ratelimit", ADMIN);
 		assertThat(rules.statusCode()).isEqualTo(200);
 		assertThat((List<String>) JsonPath.read(rules.body(), "$.rules[*].name")).contains("greeting", "partner",
 				"search", "beta", "reports");
 		for (int i = 0; i < 6; i++) {
 			get("/api/greeting");
 		}
-		HttpResponse<String> state = get("/actuator/ratelimit/greeting/127.0.0.1");
+		HttpResponse<String> state = get("/actuator/ratelimit/greeting/127.0.0.1", ADMIN);
 		assertThat(state.body()).isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"limits\":[{\"policy\":"
 				+ "\"greeting\",\"limit\":5,\"remaining\":0,\"allowed\":false,\"retryAfterSeconds\":60,"
 				+ "\"resetAfterSeconds\":60}]}");
-		// an anonymous client cannot reset its own budget
+		// an anonymous client can neither reset its own budget nor read anyone's
 		assertThat(send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1").statusCode()).isEqualTo(401);
 		assertThat(get("/api/greeting").statusCode()).isEqualTo(429);
-		HttpResponse<String> reset = send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1", "Authorization",
-				"Basic " + java.util.Base64.getEncoder().encodeToString("admin:change-me".getBytes()));
+		HttpResponse<String> reset = send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1", ADMIN);
 		assertThat(reset.body())
 			.isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"reset\":true,\"deletedEntries\":1}");
 		assertThat(get("/api/greeting").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void securesEveryOperationOfTheEndpointReadsIncluded() throws Exception {
+		// reading another user's key tells how their sign-ins went; the rules list tells what to get around
+		for (String path : new String[] { "/actuator/ratelimit", "/actuator/ratelimit/sign-in/eve",
+				"/actuator/ratelimit/sign-in?key=eve", "/actuator/metrics", "/actuator/metrics/ratelimit.decisions" }) {
+			assertThat(get(path).statusCode()).as(path).isEqualTo(401);
+		}
+		assertThat(send("POST", "/actuator/ratelimit/reload").statusCode()).isEqualTo(401);
+		assertThat(send("POST", "/actuator/ratelimit/sign-in/eve").statusCode()).isEqualTo(401);
+		assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
 	}
 
 	/**
@@ -310,6 +321,10 @@ class SampleApplicationTests {
 		}
 		return statuses;
 	}
+
+	/** The admin user of the sample's properties, over HTTP Basic. */
+	private static final String[] ADMIN = { "Authorization",
+			"Basic " + java.util.Base64.getEncoder().encodeToString("admin:change-me".getBytes()) };
 
 	private HttpResponse<String> get(String path, String... headers) throws Exception {
 		return send("GET", path, headers);

@@ -5,11 +5,14 @@ import reactor.core.publisher.Mono;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 
 /**
  * A gateway whose routes (in {@code application.yml}) ratelimit limits, and the service behind them, in one
@@ -41,14 +44,21 @@ public class SampleGatewayApplication {
 	}
 
 	/**
-	 * The service behind the gateway.
+	 * The service behind the gateway, reached through the routes only.
 	 */
 	@RestController
 	static class Backend {
 
+		/**
+		 * Answers a request a route forwarded; any other (a client asking for {@code /backend/...} itself, however
+		 * it spells the path) would skip every route's limit, and is answered 404.
+		 */
 		@GetMapping("/backend/{name}")
-		String hello(@PathVariable String name) {
-			return "Hello from " + name + "\n";
+		ResponseEntity<String> hello(@PathVariable String name, ServerWebExchange exchange) {
+			if (exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR) == null) {
+				return ResponseEntity.notFound().build();
+			}
+			return ResponseEntity.ok("Hello from " + name + "\n");
 		}
 
 	}

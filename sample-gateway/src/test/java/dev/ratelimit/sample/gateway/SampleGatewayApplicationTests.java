@@ -40,6 +40,20 @@ class SampleGatewayApplicationTests {
 	}
 
 	@Test
+	void exposesTheBackendThroughItsLimitedRoutesOnly() throws Exception {
+		for (String path : new String[] { "/backend/greeting", "/backend/partner", "/backend/search", "/backend/x",
+				"//backend/greeting", "/backend/../backend/greeting", "/%62ackend/greeting" }) {
+			for (int i = 0; i < 7; i++) {
+				HttpResponse<String> direct = get(path, null);
+				assertThat(direct.statusCode()).as(path).isNotEqualTo(200);
+				assertThat(direct.body()).as(path).doesNotContain("Hello from");
+			}
+		}
+		// through a route it answers
+		assertThat(get("/api/partner", "backend-check").body()).isEqualTo("Hello from partner\n");
+	}
+
+	@Test
 	void refusesTheSixthGreetingOfAMinute() throws Exception {
 		for (int remaining = 4; remaining >= 0; remaining--) {
 			HttpResponse<String> greeting = get("/api/greeting", null);

@@ -86,6 +86,37 @@ class SampleWebFluxApplicationTests {
 		}
 	}
 
+	@Test
+	void securesEveryOperationOfTheEndpoint() throws Exception {
+		// an anonymous client can neither give itself its budget back, nor reload the rules, nor read a key
+		assertThat(send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1").statusCode()).isEqualTo(401);
+		assertThat(send("POST", "/actuator/ratelimit/reload").statusCode()).isEqualTo(401);
+		assertThat(send("POST", "/actuator/ratelimit/greeting/127.0.0.1").statusCode()).isEqualTo(401);
+		for (String path : new String[] { "/actuator/ratelimit", "/actuator/ratelimit/greeting/127.0.0.1",
+				"/actuator/metrics" }) {
+			assertThat(get(path).statusCode()).as(path).isEqualTo(401);
+		}
+		assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
+		HttpResponse<String> read = get("/actuator/ratelimit/greeting/127.0.0.1", ADMIN);
+		assertThat(read.statusCode()).isEqualTo(200);
+		assertThat(read.body()).contains("\"key\":\"127.0.0.1\"");
+		assertThat(send("DELETE", "/actuator/ratelimit/tenant/nobody", ADMIN).statusCode()).isEqualTo(200);
+	}
+
+	/** The admin user of the sample's properties, over HTTP Basic. */
+	private static final String[] ADMIN = { "Authorization",
+			"Basic " + java.util.Base64.getEncoder().encodeToString("admin:change-me".getBytes()) };
+
+	private HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.method(method, HttpRequest.BodyPublishers.noBody())
+			.timeout(Duration.ofSeconds(30));
+		if (headers.length > 0) {
+			request.headers(headers);
+		}
+		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
 	private HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
 		return get(path, Duration.ofSeconds(30), headers);
 	}
