@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,16 +11,25 @@ import java.util.function.LongSupplier;
 /**
  * A rate limiter in this JVM's memory: a fixed window per key and limit, opened by the key's first
  * permit, whatever the algorithm asked for. Used as the {@code local} failure mode while Redis is
- * unavailable, so that each instance still enforces every limit on its own. Memory is bounded: past
- * {@code maxKeys} the least recently used key is evicted.
+ * unavailable, so that each instance still enforces every limit on its own. Memory is bounded in entries
+ * ({@code maxKeys}); the keys are held as given, and the failure mode gives keys bounded in length as Redis keys
+ * are ({@code RedisKeys.fallback}: a long or unusual id is its SHA-256). Past {@code maxKeys}, a window that is
+ * over goes first, then one that still grants permits, the least
+ * recently used first; a window whose budget is spent, which refuses its key, goes only when the
+ * {@value #EVICTION_SCAN} least recently used windows are all spent: a flood of made-up keys cannot buy a
+ * refused client a fresh window.
  */
 public final class LocalRateLimiter implements RateLimiter {
+
+	/** How many of the least recently used windows eviction looks at for one to drop. */
+	static final int EVICTION_SCAN = 64;
 
 	private final int maxKeys;
 
 	private final LongSupplier nanoTime;
 
-	private final Map<String, long[]> windows;
+	/** Windows by key and limit, least recently used first: {start, permits taken, limit, window in ns}. */
+	private final LinkedHashMap<String, long[]> windows = new LinkedHashMap<>(16, 0.75f, true);
 
 	/**
 	 * Creates a limiter on the system's monotonic clock.
@@ -40,12 +50,6 @@ public final class LocalRateLimiter implements RateLimiter {
 		}
 		this.maxKeys = maxKeys;
 		this.nanoTime = nanoTime;
-		this.windows = new LinkedHashMap<>(16, 0.75f, true) {
-			@Override
-			protected boolean removeEldestEntry(Map.Entry<String, long[]> eldest) {
-				return size() > LocalRateLimiter.this.maxKeys;
-			}
-		};
 	}
 
 	@Override
@@ -71,7 +75,7 @@ public final class LocalRateLimiter implements RateLimiter {
 		}
 		synchronized (this.windows) {
 			for (RateLimit limit : limits) {
-				long[] state = this.windows.get(key + "\u0000" + limit.window().toNanos());
+				long[] state = this.windows.get(windowKey(key, limit));
 				if (state != null) {
 					state[1] = Math.max(state[1] - permits, 0);
 				}
@@ -95,9 +99,8 @@ public final class LocalRateLimiter implements RateLimiter {
 			List<long[]> states = new ArrayList<>(limits.size());
 			boolean granted = true;
 			for (RateLimit limit : limits) {
-				long[] state = this.windows.computeIfAbsent(key + "\u0000" + limit.window().toNanos(),
-						(k) -> new long[] { now, 0 });
-				if (now - state[0] >= limit.window().toNanos()) {
+				long[] state = window(windowKey(key, limit), limit, now);
+				if (now - state[0] >= state[3]) {
 					state[0] = now;
 					state[1] = 0;
 				}
@@ -111,7 +114,7 @@ public final class LocalRateLimiter implements RateLimiter {
 				if (granted && charge) {
 					state[1] += permits;
 				}
-				Duration windowLeft = Duration.ofNanos(state[0] + limit.window().toNanos() - now);
+				Duration windowLeft = Duration.ofNanos(state[0] + state[3] - now);
 				long remaining = Math.max(limit.limit() - state[1], 0);
 				Duration resetAfter = (state[1] > 0) ? windowLeft : Duration.ZERO;
 				decisions.add(admits ? RateLimitDecision.allowed(limit.limit(), remaining, resetAfter)
@@ -119,6 +122,51 @@ public final class LocalRateLimiter implements RateLimiter {
 			}
 		}
 		return decisions;
+	}
+
+	/** The window of a key and limit, made (after an eviction when full) if the key has none. */
+	private long[] window(String windowKey, RateLimit limit, long now) {
+		long[] state = this.windows.get(windowKey);
+		if (state == null) {
+			if (this.windows.size() >= this.maxKeys) {
+				evictOne(now);
+			}
+			state = new long[] { now, 0, limit.limit(), limit.window().toNanos() };
+			this.windows.put(windowKey, state);
+		}
+		state[2] = limit.limit();
+		return state;
+	}
+
+	/**
+	 * Drops one window: of the least recently used, the first that is over, else the first that still grants
+	 * permits, else the least recently used of all.
+	 */
+	private void evictOne(long now) {
+		Iterator<Map.Entry<String, long[]>> eldest = this.windows.entrySet().iterator();
+		String granting = null;
+		for (int seen = 0; eldest.hasNext() && seen < EVICTION_SCAN; seen++) {
+			Map.Entry<String, long[]> entry = eldest.next();
+			long[] state = entry.getValue();
+			if (now - state[0] >= state[3]) {
+				eldest.remove();
+				return;
+			}
+			if (granting == null && state[1] < state[2]) {
+				granting = entry.getKey();
+			}
+		}
+		if (granting != null) {
+			this.windows.remove(granting);
+			return;
+		}
+		Iterator<String> all = this.windows.keySet().iterator();
+		all.next();
+		all.remove();
+	}
+
+	private static String windowKey(String key, RateLimit limit) {
+		return key + "\u0000" + limit.window().toNanos();
 	}
 
 	/**

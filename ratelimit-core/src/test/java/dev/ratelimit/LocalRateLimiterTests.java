@@ -8,11 +8,17 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/**
+ * The local failure mode's windows: decisions, and memory that is bounded and that a flood of made-up keys cannot
+ * use to evict the window that refuses a client.
+ */
 class LocalRateLimiterTests {
 
 	private final AtomicLong now = new AtomicLong();
 
 	private final LocalRateLimiter limiter = new LocalRateLimiter(100, this.now::get);
+
+	private final RateLimit limit = RateLimit.of(2, Duration.ofMinutes(1));
 
 	@Test
 	void grantsTheLimitPerWindowAndReportsTheWait() {
@@ -48,6 +54,43 @@ class LocalRateLimiterTests {
 		assertThat(this.limiter.size()).isEqualTo(100);
 		// the most recent keys are still held
 		assertThat(this.limiter.tryAcquire("flood-99999", limit).allowed()).isFalse();
+	}
+
+	@Test
+	void keepsTheSpentWindowOfAClientThroughAFloodOfMadeUpKeys() {
+		assertThat(this.limiter.tryAcquire("client", this.limit, 2).allowed()).isTrue();
+		assertThat(this.limiter.tryAcquire("client", this.limit).allowed()).isFalse();
+		for (int i = 0; i < 10_000; i++) {
+			this.limiter.tryAcquire("junk-" + i, this.limit);
+		}
+		assertThat(this.limiter.size()).isEqualTo(100);
+		assertThat(this.limiter.tryAcquire("client", this.limit).allowed()).as("still refused").isFalse();
+	}
+
+	@Test
+	void dropsWindowsThatAreOverFirst() {
+		assertThat(this.limiter.tryAcquire("client", this.limit, 2).allowed()).isTrue();
+		for (int i = 0; i < 99; i++) {
+			this.limiter.tryAcquire("old-" + i, RateLimit.of(5, Duration.ofSeconds(1)), 5);
+		}
+		this.now.addAndGet(Duration.ofSeconds(2).toNanos());
+		// every old window is spent, but over: they go before the client's
+		for (int i = 0; i < 99; i++) {
+			this.limiter.tryAcquire("new-" + i, this.limit, 2);
+		}
+		assertThat(this.limiter.tryAcquire("client", this.limit).allowed()).isFalse();
+	}
+
+	@Test
+	void dropsTheLeastRecentlyUsedWhenEveryWindowIsSpent() {
+		for (int i = 0; i < 100; i++) {
+			this.limiter.tryAcquire("spent-" + i, this.limit, 2);
+		}
+		this.limiter.tryAcquire("newcomer", this.limit, 2);
+		assertThat(this.limiter.size()).isEqualTo(100);
+		// spent-0, the least recently used, made room
+		assertThat(this.limiter.tryAcquire("spent-0", this.limit).allowed()).isTrue();
+		assertThat(this.limiter.tryAcquire("spent-99", this.limit).allowed()).isFalse();
 	}
 
 }

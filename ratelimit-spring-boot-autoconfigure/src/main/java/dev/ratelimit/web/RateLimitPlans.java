@@ -13,6 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.redis.RedisKeys;
 
 import org.springframework.util.Assert;
 
@@ -20,8 +21,10 @@ import org.springframework.util.Assert;
  * Finds the plan of a key under a rule whose plans a {@link RateLimitPlanResolver} bean names, and
  * remembers it in this instance for a while, so that a resolver reading a database is not called per
  * request. A resolver that fails leaves the key on the rule's own limits (not remembered) and is logged
- * at most once a minute. Memory is bounded: past {@code maxKeys} entries, expired ones are dropped (at
- * most once a second), then, if still full, the oldest half of the look-ups is forgotten.
+ * at most once a minute. Memory is bounded, in entries and in bytes: a long or unusual key is remembered
+ * under its SHA-256 (as Redis keys are), and an answer that names no plan of the rule (nor {@code unlimited})
+ * is remembered as no plan; past {@code maxKeys} entries, expired ones are dropped (at most once a second),
+ * then, if still full, the oldest half of the look-ups is forgotten.
  */
 public final class RateLimitPlans {
 
@@ -82,7 +85,7 @@ public final class RateLimitPlans {
 	 * @return the plan's name, or {@code null} for the rule's own limits
 	 */
 	public @Nullable String plan(RateLimitRule rule, String key) {
-		String cacheKey = rule.name() + '\u0000' + key;
+		String cacheKey = cacheKey(rule, key);
 		long now = this.nanoTime.getAsLong();
 		Entry entry = this.cache.get(cacheKey);
 		if (entry != null && now - entry.expires < 0) {
@@ -101,8 +104,15 @@ public final class RateLimitPlans {
 			}
 			return null;
 		}
-		remember(cacheKey, plan, now);
-		return plan;
+		// the rule's own limits for a name it does not configure: nothing else is worth its memory
+		String known = (plan != null && (rule.plans().containsKey(plan) || RateLimitPlanResolver.UNLIMITED.equals(plan)))
+				? plan : null;
+		remember(cacheKey, known, now);
+		return known;
+	}
+
+	private static String cacheKey(RateLimitRule rule, String key) {
+		return rule.name() + '\u0000' + RedisKeys.segment(key);
 	}
 
 	/**
@@ -113,7 +123,7 @@ public final class RateLimitPlans {
 	 * @return {@code true} when {@link #plan} answers from memory
 	 */
 	public boolean isRemembered(RateLimitRule rule, String key) {
-		Entry entry = this.cache.get(rule.name() + '\u0000' + key);
+		Entry entry = this.cache.get(cacheKey(rule, key));
 		return entry != null && this.nanoTime.getAsLong() - entry.expires < 0;
 	}
 
@@ -125,8 +135,13 @@ public final class RateLimitPlans {
 	 * @return the plan's name, or {@code null} when none is remembered (or the key has none)
 	 */
 	public @Nullable String rememberedPlan(RateLimitRule rule, String key) {
-		Entry entry = this.cache.get(rule.name() + '\u0000' + key);
+		Entry entry = this.cache.get(cacheKey(rule, key));
 		return (entry != null && this.nanoTime.getAsLong() - entry.expires < 0) ? entry.plan.orElse(null) : null;
+	}
+
+	/** The keys remembered, as remembered (for tests of their size). */
+	java.util.Set<String> rememberedKeys() {
+		return java.util.Set.copyOf(this.cache.keySet());
 	}
 
 	/**
