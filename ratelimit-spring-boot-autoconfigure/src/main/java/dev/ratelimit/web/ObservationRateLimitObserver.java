@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import java.util.function.Supplier;
+
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -25,14 +27,38 @@ public final class ObservationRateLimitObserver implements RateLimitObserver {
 
 	@Override
 	public Decision start(RateLimitRule rule) {
-		Observation observation = Observation.createNotStarted(NAME, this.registry)
-			.contextualName("ratelimit " + rule.name())
-			.lowCardinalityKeyValue("rule", rule.name())
-			.start();
-		Observation.Scope scope = observation.openScope();
-		return (outcome, nanos) -> {
-			scope.close();
-			observation.lowCardinalityKeyValue("outcome", outcome.tag()).stop();
+		return begin().start(rule);
+	}
+
+	/**
+	 * Takes the observation current on the calling thread (the request's: the servlet stack makes it current
+	 * on the request's thread, the WebFlux filters and the gateway from the exchange's Reactor context) as the
+	 * parent of every decision of the request, whichever thread each one starts on. A decision's observation is
+	 * current only while its Redis call is sent, on the thread that sends it: never across threads, so that no
+	 * later request served by an event loop finds an earlier request's decision current there.
+	 */
+	@Override
+	public Request begin() {
+		Observation parent = this.registry.getCurrentObservation();
+		return (rule) -> {
+			Observation observation = Observation.createNotStarted(NAME, this.registry)
+				.contextualName("ratelimit " + rule.name())
+				.lowCardinalityKeyValue("rule", rule.name())
+				.parentObservation(parent)
+				.start();
+			return new Decision() {
+
+				@Override
+				public void end(Outcome outcome, long nanos) {
+					observation.lowCardinalityKeyValue("outcome", outcome.tag()).stop();
+				}
+
+				@Override
+				public <T> T around(Supplier<T> send) {
+					return observation.scoped(send);
+				}
+
+			};
 		};
 	}
 

@@ -126,10 +126,13 @@ public final class RateLimitEnforcer {
 	 */
 	private CompletableFuture<RateLimitVerdict> enforce(Supplier<String> request, List<RateLimitRule> applicable,
 			RequestKeys keys, boolean async) {
+		// the request's decisions belong to what the caller's thread has current now (its server observation)
+		RateLimitObserver.Request observing = begin();
 		if (applicable.size() > 1 && decidesTogether(applicable)) {
-			return enforceTogether(request, applicable, keys, async);
+			return enforceTogether(request, applicable, keys, async, observing);
 		}
-		return enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()), new ArrayList<>(0));
+		return enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()), new ArrayList<>(0),
+				observing);
 	}
 
 	/**
@@ -139,14 +142,14 @@ public final class RateLimitEnforcer {
 	 */
 	private CompletableFuture<RateLimitVerdict> enforceInTurn(Supplier<String> request,
 			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied,
-			List<StatusCharge> counted) {
+			List<StatusCharge> counted, RateLimitObserver.Request observing) {
 		for (int index = from; index < applicable.size(); index++) {
 			RateLimitRule rule = applicable.get(index);
 			Budget budget = budget(rule, keys);
 			if (budget == EXEMPT) {
 				continue;
 			}
-			RateLimitObserver.Decision observed = start(rule);
+			RateLimitObserver.Decision observed = start(observing, rule);
 			long started = System.nanoTime();
 			if (budget == null) {
 				end(observed, Outcome.MISSING_KEY, System.nanoTime() - started);
@@ -156,7 +159,7 @@ public final class RateLimitEnforcer {
 				return refused(new RateLimitVerdict(applied, List.of(), false, rule), counted, async);
 			}
 			int next = index + 1;
-			return decide(rule, budget, async).handle((decisions, failure) -> {
+			return around(observed, () -> decide(rule, budget, async)).handle((decisions, failure) -> {
 				List<RateLimitDecision> taken = decisions;
 				RateLimiter decidedBy = this.rules.limiter(rule);
 				String decidedKey = budget.id();
@@ -180,7 +183,7 @@ public final class RateLimitEnforcer {
 				return refused;
 			})
 				.thenCompose((verdict) -> (verdict != null) ? refused(verdict, counted, async)
-						: enforceInTurn(request, applicable, keys, async, next, applied, counted));
+						: enforceInTurn(request, applicable, keys, async, next, applied, counted, observing));
 		}
 		return CompletableFuture
 			.completedFuture(new RateLimitVerdict(applied, List.of(), false, null, List.copyOf(counted)));
@@ -237,7 +240,7 @@ public final class RateLimitEnforcer {
 	 * Decides rules all or nothing in one Redis call: when one refuses, none is charged.
 	 */
 	private CompletableFuture<RateLimitVerdict> enforceTogether(Supplier<String> request,
-			List<RateLimitRule> applicable, RequestKeys keys, boolean async) {
+			List<RateLimitRule> applicable, RequestKeys keys, boolean async, RateLimitObserver.Request observing) {
 		List<RateLimitRule> included = new ArrayList<>(applicable.size());
 		List<Budget> budgets = new ArrayList<>(applicable.size());
 		List<Call> calls = new ArrayList<>(applicable.size());
@@ -247,7 +250,7 @@ public final class RateLimitEnforcer {
 				continue;
 			}
 			if (budget == null) {
-				end(start(rule), Outcome.MISSING_KEY, 0);
+				end(start(observing, rule), Outcome.MISSING_KEY, 0);
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
@@ -257,7 +260,7 @@ public final class RateLimitEnforcer {
 			budgets.add(budget);
 			calls.add(new Call((RedisRateLimiter) this.rules.limiter(rule), budget.id(), budget.limits(), rule.cost()));
 		}
-		List<RateLimitObserver.Decision> observed = included.stream().map(this::start).toList();
+		List<RateLimitObserver.Decision> observed = included.stream().map((rule) -> start(observing, rule)).toList();
 		long started = System.nanoTime();
 		CompletableFuture<List<List<RateLimitDecision>>> decided;
 		try {
@@ -514,9 +517,39 @@ public final class RateLimitEnforcer {
 		return (keyValue == null || keyValue.isBlank()) ? null : this.plans.plan(rule, keyValue);
 	}
 
-	private RateLimitObserver.Decision start(RateLimitRule rule) {
+	private RateLimitObserver.Request begin() {
 		try {
-			return this.observer.start(rule);
+			return this.observer.begin();
+		}
+		catch (RuntimeException ex) {
+			// metrics and traces must never fail a request
+			this.logs.unexpected(ex);
+			return (rule) -> (outcome, nanos) -> {
+			};
+		}
+	}
+
+	/** Sends a rule's Redis call as its observer wants it sent; an observer that fails sends it plainly. */
+	private <T> CompletableFuture<T> around(RateLimitObserver.Decision observed, Supplier<CompletableFuture<T>> send) {
+		boolean[] sent = new boolean[1];
+		try {
+			return observed.around(() -> {
+				sent[0] = true;
+				return send.get();
+			});
+		}
+		catch (RuntimeException ex) {
+			if (sent[0]) {
+				throw ex;
+			}
+			this.logs.unexpected(ex);
+			return send.get();
+		}
+	}
+
+	private RateLimitObserver.Decision start(RateLimitObserver.Request observing, RateLimitRule rule) {
+		try {
+			return observing.start(rule);
 		}
 		catch (RuntimeException ex) {
 			// metrics and traces must never fail a request

@@ -1,6 +1,7 @@
 package dev.ratelimit.web;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Learns of every decision the rules take for requests, for metrics and traces.
@@ -32,6 +33,35 @@ public interface RateLimitObserver {
 	}
 
 	/**
+	 * Called once per request, on the thread that asks for its decision and before any rule is decided, with
+	 * what the request's stack makes current there (its server observation, say): the rules of the request are
+	 * then started through the returned request, on whichever thread each one's turn comes, and still belong
+	 * to that request. By default every rule is started with {@link #start}.
+	 * @return what starts each rule's decision for this request
+	 * @since 0.1.0
+	 */
+	default Request begin() {
+		return this::start;
+	}
+
+	/**
+	 * The decisions of one request.
+	 *
+	 * @since 0.1.0
+	 */
+	@FunctionalInterface
+	interface Request {
+
+		/**
+		 * Called when a rule starts deciding the request, before its limiter is asked.
+		 * @param rule the rule
+		 * @return what to call once the rule has decided
+		 */
+		Decision start(RateLimitRule rule);
+
+	}
+
+	/**
 	 * The end of one rule's decision.
 	 */
 	@FunctionalInterface
@@ -43,6 +73,19 @@ public interface RateLimitObserver {
 		 * @param nanos how long the decision took, the Redis round trip included
 		 */
 		void end(Outcome outcome, long nanos);
+
+		/**
+		 * Runs the sending of the rule's Redis call, on the thread that asks for the decision: an observer that
+		 * makes its decision current around it (a trace span, say) does so here, and only here, for the answer
+		 * may come on another thread. By default it just sends.
+		 * @param send sends the call and returns its pending answer
+		 * @param <T> the pending answer's type
+		 * @return what {@code send} returned
+		 * @since 0.1.0
+		 */
+		default <T> T around(Supplier<T> send) {
+			return send.get();
+		}
 
 	}
 
@@ -68,8 +111,34 @@ public interface RateLimitObserver {
 
 			@Override
 			public Decision start(RateLimitRule rule) {
-				List<Decision> started = all.stream().map((observer) -> observer.start(rule)).toList();
-				return (outcome, nanos) -> started.forEach((decision) -> decision.end(outcome, nanos));
+				return all(all.stream().map((observer) -> observer.start(rule)).toList());
+			}
+
+			@Override
+			public Request begin() {
+				List<Request> requests = all.stream().map(RateLimitObserver::begin).toList();
+				return (rule) -> all(requests.stream().map((request) -> request.start(rule)).toList());
+			}
+
+			private Decision all(List<Decision> started) {
+				return new Decision() {
+
+					@Override
+					public void end(Outcome outcome, long nanos) {
+						started.forEach((decision) -> decision.end(outcome, nanos));
+					}
+
+					@Override
+					public <T> T around(Supplier<T> send) {
+						Supplier<T> nested = send;
+						for (Decision decision : started) {
+							Supplier<T> inner = nested;
+							nested = () -> decision.around(inner);
+						}
+						return nested.get();
+					}
+
+				};
 			}
 
 		};

@@ -19,6 +19,7 @@ import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RateLimitVerdict;
+import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
 
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
@@ -149,9 +150,11 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		// a client that goes away does not cancel the decision: Redis may already have charged it. The filter asks
 		// on the event loop of the request's connection, and the limiters' asynchronous answers come back on the
 		// loop they were asked on (docs/limiters.md): the filters after this one go on there.
+		// with the request's server observation current, the decision's observation is its child
 		return Mono
-			.fromFuture(() -> this.enforcer.enforceAsync(() -> "route '" + routeId + "'", List.of(rule),
-					new ResolvedKey(id)), true)
+			.deferContextual((context) -> Mono.fromFuture(() -> ReactiveRateLimitSupport.inRequest(context,
+					() -> this.enforcer.enforceAsync(() -> "route '" + routeId + "'", List.of(rule), new ResolvedKey(id))),
+					true))
 			.map((verdict) -> new Response(verdict.allowed(), headers(verdict)));
 	}
 

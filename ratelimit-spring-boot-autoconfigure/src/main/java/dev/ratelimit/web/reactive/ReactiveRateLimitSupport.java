@@ -8,11 +8,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
 
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.ClientAddressResolver;
@@ -209,8 +213,8 @@ public final class ReactiveRateLimitSupport {
 		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
 		String clientAddress = this.addresses.budgetAddress(clientAddress(request));
 		return keys(exchange, applicable, clientAddress).flatMap((keys) -> Mono
-			.fromFuture(() -> this.enforcer.enforceAsync(() -> request.getMethod().name() + " " + request.getPath(),
-					applicable, keys))
+			.deferContextual((context) -> Mono.fromFuture(() -> inRequest(context, () -> this.enforcer
+				.enforceAsync(() -> request.getMethod().name() + " " + request.getPath(), applicable, keys))))
 			.transform((decision) -> EventLoops.backOn(exchange, decision))
 			.flatMap((decided) -> {
 				RateLimitVerdict verdict = decided.after(exchange.getAttribute(APPLIED));
@@ -231,6 +235,21 @@ public final class ReactiveRateLimitSupport {
 						RateLimitRejection.of(request.getMethod().name(), request.getPath().value(), verdict)))
 					.thenReturn(false);
 			}));
+	}
+
+	/**
+	 * Asks for a decision with the request's server observation (from its Reactor context) current, so that the
+	 * decisions' observations are its children; the scope opens and closes on the calling thread. For the
+	 * reactive entry points: the WebFlux filters and Spring Cloud Gateway's rate limiter.
+	 * @param context the Reactor context of the request's chain
+	 * @param call asks for the decision
+	 * @param <T> what the call returns
+	 * @return what the call returned
+	 * @since 0.1.0
+	 */
+	public static <T> T inRequest(ContextView context, Supplier<T> call) {
+		Object server = context.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
+		return (server instanceof Observation observation) ? observation.scoped(call) : call.get();
 	}
 
 	/**
