@@ -4,7 +4,10 @@
 -- KEYS[i]        limit i's hash: field n = permits taken in the window. A window opened on the server's
 --                clock has no other field: it ends when the key expires, so the key's TTL is its clock
 --                and no call needs TIME. A window opened on the caller's clock (an explicit now) also
---                has field s = its start in µs since the epoch, and ends at s + window_us.
+--                has field e = its end in µs since the epoch (its start + window_us): a window ends when it
+--                was to end when it opened on either clock, whatever window_us later calls pass (a calendar
+--                quota passes the time left in its period), unless that is shorter than the time left by
+--                more than 2 ms (opened under a longer window): then it is given window_us from now.
 -- ARGV[1]        now in µs since the epoch, or "" for the Redis server's clock (see prelude.lua)
 -- ARGV[2]        permits this call takes (1..limit of every limit); negative to only read
 --                what a call for that many would be told, writing nothing
@@ -26,12 +29,13 @@
 -- The first loop reads every key, the second charges them if every limit admits the call. One limit's
 -- state is kept in these locals from one loop to the next; with several, in states[i] (see prelude.lua).
 -- kind: what the key holds: 'new' (nothing), 'stale' (a window that is over), 'caller' (a window with
--- field s), or the TTL in ms of a window on the server's clock. left: µs until the window ends.
+-- field e), or the TTL in ms of a window on the server's clock (-1: its end is repaired). left: µs until the
+-- window ends.
 local granted = true
 local limit, window, count, left, kind
 for i = 1, #KEYS do
   limit, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0
-  local state = redis.pcall('HMGET', KEYS[i], 'n', 's')
+  local state = redis.pcall('HMGET', KEYS[i], 'n', 'e')
   if state.err then
     -- a key of another type (the seed's plain counter, say) would fail every call: start afresh
     if not peek then
@@ -39,10 +43,13 @@ for i = 1, #KEYS do
     end
     state = {false, false}
   end
-  local start
-  count, start, left, kind = tonumber(state[1]), state[2] and tonumber(state[2]), false, false
-  if count and start then
-    left, kind = start + window - clock(), 'caller'
+  local ends
+  count, ends, left, kind = tonumber(state[1]), state[2] and tonumber(state[2]), false, false
+  if count and ends then
+    left, kind = ends - clock(), 'caller'
+    if left >= window + 2000 then
+      kind, left = -1, window
+    end
   elseif count then
     -- it ends when the key expires, within the millisecond after its TTL. Without a TTL (left by hand),
     -- or with one longer than this window (it was opened under a longer one), its end is unknown: it is
@@ -77,10 +84,10 @@ for i = 1, #KEYS do
     -- nothing is written
   elseif granted and (kind == 'new' or kind == 'stale') then
     if now then
-      redis.call('HSET', KEYS[i], 'n', ARGV[2], 's', ARGV[1])
+      redis.call('HSET', KEYS[i], 'n', ARGV[2], 'e', int(now + window))
     else
       if kind == 'stale' then
-        -- the start of a window opened on a caller's clock must not outlive it
+        -- the end of a window opened on a caller's clock must not outlive it
         redis.call('DEL', KEYS[i])
       end
       redis.call('HSET', KEYS[i], 'n', ARGV[2])
@@ -89,8 +96,8 @@ for i = 1, #KEYS do
   elseif granted then
     redis.call('HINCRBY', KEYS[i], 'n', ARGV[2])
     if now and kind ~= 'caller' then
-      -- the caller's clock takes over a window opened on the server's: it keeps that window's end
-      redis.call('HSET', KEYS[i], 's', int(now + left - window))
+      -- the caller's clock takes over a window opened on the server's (or repairs one): it keeps that end
+      redis.call('HSET', KEYS[i], 'e', int(now + left))
     end
     if kind == 'caller' or now or kind == -1 then
       redis.call('PEXPIRE', KEYS[i], int(math.ceil(left / 1000)))

@@ -151,6 +151,23 @@ class FixedWindowRateLimiterTests {
 	}
 
 	@Test
+	void endsAWindowWhenItWasToEndWhenItOpenedWhateverLaterCallsPass() {
+		// a calendar quota passes the time left in its period: 10 minutes, then 6, then 1
+		assertThat(this.limiter.tryAcquire(this.key, RateLimit.of(3, Duration.ofMinutes(10))).allowed()).isTrue();
+		this.clock.advance(Duration.ofMinutes(4));
+		RateLimitDecision second = this.limiter.tryAcquire(this.key, RateLimit.of(3, Duration.ofMinutes(6)));
+		assertThat(second.remaining()).isEqualTo(1);
+		assertThat(second.resetAfter()).isEqualTo(Duration.ofMinutes(6));
+		assertThat(this.redis.getExpire(this.limiter.redisKey(this.key), TimeUnit.MILLISECONDS))
+			.isBetween(Duration.ofMinutes(5).toMillis(), Duration.ofMinutes(6).toMillis());
+		this.clock.advance(Duration.ofMinutes(5));
+		assertThat(this.limiter.tryAcquire(this.key, RateLimit.of(3, Duration.ofMinutes(1))).remaining()).isZero();
+		assertThat(this.limiter.tryAcquire(this.key, RateLimit.of(3, Duration.ofMinutes(1))).allowed()).isFalse();
+		this.clock.advance(Duration.ofMinutes(1));
+		assertThat(this.limiter.tryAcquire(this.key, RateLimit.of(3, Duration.ofMinutes(1))).remaining()).isEqualTo(2);
+	}
+
+	@Test
 	void keepsTheEndOfAWindowWhenAnotherClockTakesItOver() {
 		RateLimit twoPerHour = RateLimit.of(2, Duration.ofHours(1));
 		FixedWindowRateLimiter serverTime = new FixedWindowRateLimiter(this.redis);
@@ -161,7 +178,7 @@ class FixedWindowRateLimiterTests {
 		assertThat(second.allowed()).isTrue();
 		assertThat(second.remaining()).isZero();
 		assertThat(second.resetAfter()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
-		assertThat(this.redis.opsForHash().keys(serverTime.redisKey(this.key))).isEqualTo(Set.of("n", "s"));
+		assertThat(this.redis.opsForHash().keys(serverTime.redisKey(this.key))).isEqualTo(Set.of("n", "e"));
 		RateLimitDecision refused = serverTime.tryAcquire(this.key, twoPerHour);
 		assertThat(refused.allowed()).isFalse();
 		assertThat(refused.retryAfter()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));

@@ -33,7 +33,7 @@ import dev.ratelimit.web.RateLimitObserver.Outcome;
 public final class RateLimitEnforcer {
 
 	/** The budget of a request the rule exempts (its key value, or its plan): it skips the rule. */
-	private static final Budget EXEMPT = new Budget("", List.of(), null);
+	private static final Budget EXEMPT = new Budget("", List.of(), null, List.of());
 
 	private final RateLimitRules rules;
 
@@ -178,7 +178,7 @@ public final class RateLimitEnforcer {
 						applied);
 				if (refused == null && rule.countStatuses() != null && decidedBy != null
 						&& taken.stream().allMatch(RateLimitDecision::allowed)) {
-					counted.add(new StatusCharge(rule, decidedBy, decidedKey, budget.limits(), rule.cost()));
+					counted.add(new StatusCharge(rule, decidedBy, decidedKey, budget.charged(), rule.cost()));
 				}
 				return refused;
 			})
@@ -206,8 +206,8 @@ public final class RateLimitEnforcer {
 		// more than its budget, and gives the permits back after a response whose status it does not count
 		RateLimiter limiter = this.rules.limiter(rule);
 		try {
-			return async ? limiter.tryAcquireAsync(budget.id(), budget.limits(), rule.cost())
-					: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.limits(), rule.cost()));
+			return async ? limiter.tryAcquireAsync(budget.id(), budget.charged(), rule.cost())
+					: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.charged(), rule.cost()));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -258,7 +258,7 @@ public final class RateLimitEnforcer {
 			}
 			included.add(rule);
 			budgets.add(budget);
-			calls.add(new Call((RedisRateLimiter) this.rules.limiter(rule), budget.id(), budget.limits(), rule.cost()));
+			calls.add(new Call((RedisRateLimiter) this.rules.limiter(rule), budget.id(), budget.charged(), rule.cost()));
 		}
 		List<RateLimitObserver.Decision> observed = included.stream().map((rule) -> start(observing, rule)).toList();
 		long started = System.nanoTime();
@@ -364,7 +364,7 @@ public final class RateLimitEnforcer {
 		}
 		String key = RedisKeys.fallback(rule.algorithm(), budget.id());
 		return switch (this.failureMode) {
-			case LOCAL -> (this.local == null) ? null : this.local.tryAcquire(key, budget.limits(), rule.cost());
+			case LOCAL -> (this.local == null) ? null : this.local.tryAcquire(key, budget.charged(), rule.cost());
 			case FAIL_OPEN, FAIL_CLOSED -> null;
 		};
 	}
@@ -496,7 +496,17 @@ public final class RateLimitEnforcer {
 	/** A calendar quota's budget names its period; a rolling window's is the rule's and the key's. */
 	private Budget budget(RateLimitRule rule, String id, List<RateLimit> limits) {
 		RateLimitRule.CalendarBudget quota = rule.calendarBudget(id, limits, this.clock.instant());
-		return (quota != null) ? new Budget(quota.id(), quota.limits(), quota.remaining()) : new Budget(id, limits, null);
+		if (quota == null) {
+			return new Budget(id, limits, null, limits);
+		}
+		// the limiter counts in a window that ends with the period (rounded up to the second, so that a list of
+		// limits is prepared once a second, not per call), so that its keys expire then; the headers tell the
+		// period's own length
+		Duration left = Duration.ofSeconds(Math.max(1, (quota.remaining().toMillis() + 999) / 1000));
+		List<RateLimit> untilPeriodEnd = quota.limits().stream()
+			.map((limit) -> new RateLimit(limit.limit(), left, limit.burst()))
+			.toList();
+		return new Budget(quota.id(), quota.limits(), quota.remaining(), untilPeriodEnd);
 	}
 
 	/**
@@ -569,11 +579,12 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * The budget a request charges under a rule: its id, the limits of its plan, and for a calendar quota
-	 * how long its period has still to run (no refusal lasts longer: the next period has a budget of its
-	 * own).
+	 * The budget a request charges under a rule: its id, the limits of its plan (as the headers announce them),
+	 * for a calendar quota how long its period has still to run (no refusal lasts longer: the next period has a
+	 * budget of its own), and the limits the limiter is asked under: the plan's, or for a calendar quota a
+	 * window that ends with the period.
 	 */
-	private record Budget(String id, List<RateLimit> limits, @Nullable Duration periodLeft) {
+	private record Budget(String id, List<RateLimit> limits, @Nullable Duration periodLeft, List<RateLimit> charged) {
 
 		RateLimitDecision capped(RateLimitDecision decision) {
 			if (this.periodLeft == null) {

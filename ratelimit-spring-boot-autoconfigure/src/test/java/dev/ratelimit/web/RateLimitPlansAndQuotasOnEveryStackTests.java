@@ -1,12 +1,19 @@
 package dev.ratelimit.web;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.Algorithm;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -81,6 +88,20 @@ class RateLimitPlansAndQuotasOnEveryStackTests {
 		assertThat(app.get("/quota", "X-Api-Key", "q").status()).isEqualTo(429);
 		assertThat(app.redisKeys()).anyMatch((key) -> key.contains(":fixed:daily:"))
 			.noneMatch((key) -> key.contains(":token-bucket:daily:"));
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void letsACalendarQuotasKeyExpireWhenItsPeriodEnds(WebStack stack) {
+		StackApp app = apps.on(stack);
+		assertThat(app.get("/quota", "X-Api-Key", "ends").status()).isEqualTo(200);
+		String key = app.redisKeys().stream().filter((k) -> k.contains(":fixed:daily:header:ends:")).findFirst()
+			.orElseThrow();
+		long untilMidnight = Duration.between(Instant.now(),
+				LocalDate.now(ZoneOffset.UTC).plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant()).toMillis();
+		long ttl = app.context().getBean(StringRedisTemplate.class).getExpire(key, TimeUnit.MILLISECONDS);
+		// at the end of the day, not a day after the first request (rounded up to the second)
+		assertThat(ttl).isPositive().isLessThanOrEqualTo(untilMidnight + 1_000);
 	}
 
 }
