@@ -27,19 +27,7 @@ class ObservationRateLimitObserverTests {
 
 	@Test
 	void observesEveryDecisionWithItsRuleAndOutcome() {
-		RateLimitRuleFactory factory = new RateLimitRuleFactory(Algorithm.GCRA, new KeyResolvers() {
-
-			@Override
-			public boolean exists(String name) {
-				return false;
-			}
-
-			@Override
-			public String type() {
-				return "none";
-			}
-
-		}, false);
+		RateLimitRuleFactory factory = TestRules.factory(Algorithm.GCRA);
 		RateLimitRule rule = factory.create("login", List.of("/login"), List.of(),
 				List.of(new LimitDefinition("", 1L, Duration.ofMinutes(1), null)), null, null, MissingKey.CLIENT_ADDRESS,
 				1, null);

@@ -19,19 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RateLimitPlansTests {
 
-	private final RateLimitRuleFactory factory = new RateLimitRuleFactory(Algorithm.FIXED_WINDOW, new KeyResolvers() {
-
-		@Override
-		public boolean exists(String name) {
-			return false;
-		}
-
-		@Override
-		public String type() {
-			return "none";
-		}
-
-	}, false);
+	private final RateLimitRuleFactory factory = TestRules.factory(Algorithm.FIXED_WINDOW);
 
 	private final RateLimitRule rule = this.factory.withPlans(
 			this.factory.create("api", List.of("/api/**"), List.of(),

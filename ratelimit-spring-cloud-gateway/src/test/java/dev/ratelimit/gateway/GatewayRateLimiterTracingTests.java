@@ -1,12 +1,9 @@
 package dev.ratelimit.gateway;
 
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.ObservationView;
 import io.netty.util.concurrent.EventExecutor;
@@ -14,8 +11,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.testsupport.RecordingObservationHandler;
 import dev.ratelimit.web.ObservationRateLimitObserver;
 
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
@@ -49,12 +48,11 @@ class GatewayRateLimiterTracingTests {
 
 	@Test
 	void parentsTheDecisionToTheRequestAndLeavesNothingCurrentOnTheLoops() throws Exception {
-		Recording recording = gateway.context().getBean(Recording.class);
+		RecordingObservationHandler recording = gateway.context().getBean(RecordingObservationHandler.class);
 		for (int i = 0; i < 3; i++) {
 			assertThat(gateway.get("/traced/" + i, "tracer").statusCode()).isEqualTo(200);
 		}
-		assertThat(recording.stopped).filteredOn((context) -> ObservationRateLimitObserver.NAME.equals(context.getName()))
-			.hasSize(3)
+		assertThat(recording.stopped(ObservationRateLimitObserver.NAME)).hasSize(3)
 			.allSatisfy((decision) -> {
 				ObservationView parent = decision.getParentObservation();
 				assertThat(parent).isNotNull();
@@ -66,20 +64,12 @@ class GatewayRateLimiterTracingTests {
 		}
 	}
 
-	/** Records every observation that stops: an observation handler bean, which Spring Boot registers. */
 	@Configuration(proxyBeanMethods = false)
-	static class Recording implements ObservationHandler<Observation.Context> {
+	static class Recording {
 
-		final Queue<Observation.Context> stopped = new ConcurrentLinkedQueue<>();
-
-		@Override
-		public void onStop(Observation.Context context) {
-			this.stopped.add(context);
-		}
-
-		@Override
-		public boolean supportsContext(Observation.Context context) {
-			return true;
+		@Bean
+		RecordingObservationHandler recordingObservationHandler() {
+			return new RecordingObservationHandler();
 		}
 
 	}

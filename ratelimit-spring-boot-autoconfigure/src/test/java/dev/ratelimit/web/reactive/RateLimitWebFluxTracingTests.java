@@ -3,8 +3,6 @@ package dev.ratelimit.web.reactive;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.ObservationView;
 import io.netty.util.concurrent.EventExecutor;
@@ -22,11 +19,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.testsupport.RedisTestServer;
+import dev.ratelimit.testsupport.RecordingObservationHandler;
 import dev.ratelimit.web.ObservationRateLimitObserver;
 import dev.ratelimit.web.StackApp;
 import dev.ratelimit.web.StackApps;
 import dev.ratelimit.web.WebStack;
 
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -53,10 +52,10 @@ class RateLimitWebFluxTracingTests {
 	@Test
 	void parentsEachDecisionToItsOwnRequestAndLeavesNothingCurrentOnTheLoops() throws Exception {
 		StackApp app = apps.on(WebStack.WEBFLUX);
-		Recording recording = app.context().getBean(Recording.class);
+		RecordingObservationHandler recording = app.context().getBean(RecordingObservationHandler.class);
 		// the first request connects and loads the script
 		assertThat(app.get("/open", "X-Request", "warm-up").status()).isEqualTo(200);
-		recording.stopped.clear();
+		recording.clear();
 		int requests = 12;
 		ExecutorService clients = Executors.newFixedThreadPool(requests);
 		RedisClient admin = RedisClient.create(RedisTestServer.shared().url());
@@ -81,9 +80,7 @@ class RateLimitWebFluxTracingTests {
 			admin.shutdown();
 			clients.shutdownNow();
 		}
-		List<Observation.Context> decisions = recording.stopped.stream()
-			.filter((context) -> ObservationRateLimitObserver.NAME.equals(context.getName()))
-			.toList();
+		List<Observation.Context> decisions = recording.stopped(ObservationRateLimitObserver.NAME);
 		assertThat(decisions).hasSize(requests);
 		List<String> parents = new ArrayList<>();
 		for (Observation.Context decision : decisions) {
@@ -103,20 +100,12 @@ class RateLimitWebFluxTracingTests {
 		}
 	}
 
-	/** Records every observation that stops: an observation handler bean, which Spring Boot registers. */
 	@Configuration(proxyBeanMethods = false)
-	static class Recording implements ObservationHandler<Observation.Context> {
+	static class Recording {
 
-		final Queue<Observation.Context> stopped = new ConcurrentLinkedQueue<>();
-
-		@Override
-		public void onStop(Observation.Context context) {
-			this.stopped.add(context);
-		}
-
-		@Override
-		public boolean supportsContext(Observation.Context context) {
-			return true;
+		@Bean
+		RecordingObservationHandler recordingObservationHandler() {
+			return new RecordingObservationHandler();
 		}
 
 	}

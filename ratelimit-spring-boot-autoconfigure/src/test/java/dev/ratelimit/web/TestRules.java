@@ -1,0 +1,30 @@
+package dev.ratelimit.web;
+
+import dev.ratelimit.Algorithm;
+
+/**
+ * Rules for tests of the rule engine without a web application: a factory whose rules may name no key-resolver
+ * bean.
+ */
+final class TestRules {
+
+	private TestRules() {
+	}
+
+	static RateLimitRuleFactory factory(Algorithm defaultAlgorithm) {
+		return new RateLimitRuleFactory(defaultAlgorithm, new KeyResolvers() {
+
+			@Override
+			public boolean exists(String name) {
+				return false;
+			}
+
+			@Override
+			public String type() {
+				return "none";
+			}
+
+		}, false);
+	}
+
+}
