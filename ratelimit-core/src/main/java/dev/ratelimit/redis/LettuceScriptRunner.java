@@ -442,9 +442,10 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 				verdict.run();
 			}
 		}), Math.max(at - System.nanoTime(), 0), TimeUnit.NANOSECONDS));
-		if (answer.isDone()) {
+		ScheduledFuture<?> scheduled = timer.get();
+		if (answer.isDone() && scheduled != null) {
 			// answered while this was being scheduled
-			timer.get().cancel(false);
+			scheduled.cancel(false);
 		}
 	}
 
@@ -510,7 +511,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			throw new QueryTimeoutException("Interrupted while waiting for Redis", ex);
 		}
 		catch (ExecutionException ex) {
-			throw translate(ex.getCause(), connected);
+			throw translate((ex.getCause() != null) ? ex.getCause() : ex, connected);
 		}
 	}
 
@@ -839,7 +840,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			}
 			for (int c = 0; c < this.calls.size(); c++) {
 				Call call = this.calls.get(c);
-				if (failure != null) {
+				if (failure != null || reply == null) {
 					call.answer.completeExceptionally(failure);
 				}
 				else if (reply.get(c) instanceof List<?> own) {

@@ -86,7 +86,7 @@ final class RedisScripts {
 		StringBuilder script = new StringBuilder("local decide = {}\n");
 		for (Algorithm algorithm : Algorithm.values()) {
 			script.append("decide[").append(algorithm.ordinal() + 1).append("] = function(KEYS, ARGV)\n")
-				.append(TABLE.get(algorithm).script.getScriptAsString())
+				.append(of(algorithm).script.getScriptAsString())
 				.append("\nend\n");
 		}
 		return RedisScript.of(script.append(read("together")).toString(), List.class);
@@ -95,8 +95,8 @@ final class RedisScripts {
 	private static List<RedisScript<List>> batched() {
 		List<RedisScript<List>> scripts = new ArrayList<>();
 		for (Algorithm algorithm : Algorithm.values()) {
-			scripts.add(TABLE.get(algorithm).script);
-			scripts.add(TABLE.get(algorithm).blockingScript);
+			scripts.add(of(algorithm).script);
+			scripts.add(of(algorithm).blockingScript);
 		}
 		scripts.addAll(List.of(TOGETHER, RESET, BLOCK_STATE));
 		return List.copyOf(scripts);
@@ -140,7 +140,11 @@ final class RedisScripts {
 	}
 
 	static RedisScripts of(Algorithm algorithm) {
-		return TABLE.get(algorithm);
+		RedisScripts scripts = TABLE.get(algorithm);
+		if (scripts == null) {
+			throw new IllegalStateException("No scripts for " + algorithm);
+		}
+		return scripts;
 	}
 
 	RedisScript<List> script() {

@@ -64,10 +64,10 @@ final class PropertyRules {
 	/**
 	 * Checks that a calendar quota has one limit and no window, on the fixed window.
 	 */
-	private static void checkQuota(String property, RateLimitProperties.Rule rule) {
+	private static void checkQuota(String property, RateLimitProperties.Rule rule, CalendarPeriod period) {
 		if (rule.getWindow() != null) {
 			throw new InvalidConfigurationPropertyValueException(property + ".window", rule.getWindow(),
-					"a rule with a period (" + rule.getPeriod().name().toLowerCase(java.util.Locale.ROOT)
+					"a rule with a period (" + period.name().toLowerCase(java.util.Locale.ROOT)
 							+ ") counts per calendar period; remove the window");
 		}
 		if (!rule.getLimits().isEmpty() || rule.getBurst() != null) {
@@ -85,7 +85,7 @@ final class PropertyRules {
 		}
 		for (RateLimitProperties.Plan plan : rule.getPlans().values()) {
 			if (plan.getWindow() == null) {
-				plan.setWindow(rule.getPeriod().longest());
+				plan.setWindow(period.longest());
 			}
 		}
 	}
@@ -117,7 +117,7 @@ final class PropertyRules {
 		String property = "ratelimit.rules." + name;
 		CalendarPeriod period = rule.getPeriod();
 		if (period != null) {
-			checkQuota(property, rule);
+			checkQuota(property, rule, period);
 		}
 		List<LimitDefinition> limits = (period != null)
 				? List.of(new LimitDefinition("", rule.getLimit(), period.longest(), null))

@@ -38,7 +38,7 @@ public record LimitDefinition(String prefix, @Nullable Long limit, @Nullable Dur
 				case "burst" -> this.burst;
 				default -> this.limit;
 			};
-			throw new InvalidRateLimitRuleException(rule, this.prefix + ex.getArgument(), value, ex.getMessage());
+			throw new InvalidRateLimitRuleException(rule, this.prefix + ex.getArgument(), value, String.valueOf(ex.getMessage()));
 		}
 	}
 

@@ -314,7 +314,7 @@ public final class RateLimitRuleFactory {
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidRateLimitRuleException(rule.name(), "count-statuses", String.join(",", countStatuses),
-						ex.getMessage());
+						String.valueOf(ex.getMessage()));
 			}
 		}
 		List<PathPattern> excluded = new ArrayList<>();
@@ -401,7 +401,7 @@ public final class RateLimitRuleFactory {
 			default -> limit.limit();
 		};
 		return new InvalidRateLimitRuleException(rule, definitions.get(index).prefix() + attribute, value,
-				ex.getMessage());
+				String.valueOf(ex.getMessage()));
 	}
 
 	private void checkKey(String rule, String spec) {
@@ -416,7 +416,7 @@ public final class RateLimitRuleFactory {
 		if (argument != null && argument.isEmpty()) {
 			throw new InvalidRateLimitRuleException(rule, "key", spec, "name the " + kind + " after the ':'; " + KEY_FORMS);
 		}
-		if (kind.equals("bean") && !this.keyResolvers.exists(argument)) {
+		if (kind.equals("bean") && argument != null && !this.keyResolvers.exists(argument)) {
 			throw new InvalidRateLimitRuleException(rule, "key", spec, "there is no bean named '" + argument
 					+ "' implementing " + this.keyResolvers.type() + "; declare one or fix the name");
 		}

@@ -276,6 +276,10 @@ public final class RateLimitRules {
 	 */
 	public RateLimiter limiter(RateLimitRule rule) {
 		RateLimiter limiter = this.limiters.get(rule.algorithm());
+		if (limiter == null) {
+			throw new IllegalStateException("No limiter for the " + rule.algorithm().id() + " algorithm of rule '"
+					+ rule.name() + "'");
+		}
 		BlockPolicy block = rule.block();
 		if (block == null) {
 			return limiter;

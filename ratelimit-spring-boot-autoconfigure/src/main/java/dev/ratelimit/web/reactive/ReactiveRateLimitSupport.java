@@ -266,7 +266,7 @@ public final class ReactiveRateLimitSupport {
 			if (kind.equals("ip") || kind.equals("header")) {
 				// read at once: no publisher needed
 				String found = kind.equals("ip") ? clientAddress
-						: exchange.getRequest().getHeaders().getFirst(rule.keyArgument());
+						: exchange.getRequest().getHeaders().getFirst(argument(rule));
 				if (found != null) {
 					values.put(rule, found);
 				}
@@ -293,8 +293,9 @@ public final class ReactiveRateLimitSupport {
 		// a plan resolver may read a database: it is asked away from the event loop, and answers from memory then
 		Mono<Void> lookUps = Flux.fromIterable(applicable)
 			.filter((rule) -> values.get(rule) instanceof String value && this.enforcer.needsPlanLookUp(rule, value))
-			.concatMap((rule) -> Mono.fromRunnable(() -> this.enforcer.lookUpPlan(rule, (String) values.get(rule)))
-				.subscribeOn(Schedulers.boundedElastic()))
+			.concatMap((rule) -> (values.get(rule) instanceof String value)
+					? Mono.fromRunnable(() -> this.enforcer.lookUpPlan(rule, value)).subscribeOn(Schedulers.boundedElastic())
+					: Mono.empty())
 			.then();
 		return Flux.concat(pending).then(lookUps).thenReturn(keys);
 	}
@@ -331,7 +332,7 @@ public final class ReactiveRateLimitSupport {
 	}
 
 	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange, String clientAddress) {
-		String argument = rule.keyArgument();
+		String argument = argument(rule);
 		ServerHttpRequest request = exchange.getRequest();
 		return switch (rule.keyKind()) {
 			case "ip" -> Mono.just(clientAddress);
@@ -341,6 +342,12 @@ public final class ReactiveRateLimitSupport {
 			// a key resolver is application code: what it throws charges the client address
 			default -> this.resolvedKeyResolvers.computeIfAbsent(argument, this.keyResolvers).resolveKey(exchange);
 		};
+	}
+
+	/** What a {@code header:}, {@code param:} or {@code bean:} key names; empty for the other keys. */
+	private static String argument(RateLimitRule rule) {
+		String argument = rule.keyArgument();
+		return (argument != null) ? argument : "";
 	}
 
 	/**

@@ -315,7 +315,9 @@ public final class ServletRateLimitSupport {
 	}
 
 	private @Nullable String keyValue(RateLimitRule rule, HttpServletRequest request, String clientAddress) {
-		String argument = rule.keyArgument();
+		// what a header:, param: or bean: key names; the other keys name nothing
+		String named = rule.keyArgument();
+		String argument = (named != null) ? named : "";
 		return switch (rule.keyKind()) {
 			case "ip" -> clientAddress;
 			case "principal" -> (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null;
