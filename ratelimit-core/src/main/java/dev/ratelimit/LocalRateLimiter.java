@@ -12,9 +12,9 @@ import java.util.function.LongSupplier;
  * A rate limiter in this JVM's memory: a fixed window per key and limit, opened by the key's first
  * permit, whatever the algorithm asked for. Used as the {@code local} failure mode while Redis is
  * unavailable, so that each instance still enforces every limit on its own. Memory is bounded in entries
- * ({@code maxKeys}); the keys are held as given, and the failure mode gives keys bounded in length as Redis keys
- * are ({@code RedisKeys.fallback}: a long or unusual id is its SHA-256). Past {@code maxKeys}, a window that is
- * over goes first, then one that still grants permits, the least
+ * ({@code maxKeys}) and in bytes: a long or unusual key is held as its SHA-256 ({@link RateLimitKeys#segment}),
+ * as Redis keys are. Past {@code maxKeys}, a window that is over goes first, then one that still grants
+ * permits, the least
  * recently used first; a window whose budget is spent, which refuses its key, goes only when the
  * {@value #EVICTION_SCAN} least recently used windows are all spent: a flood of made-up keys cannot buy a
  * refused client a fresh window.
@@ -166,7 +166,7 @@ public final class LocalRateLimiter implements RateLimiter {
 	}
 
 	private static String windowKey(String key, RateLimit limit) {
-		return key + "\u0000" + limit.window().toNanos();
+		return RateLimitKeys.segment(key) + "\u0000" + limit.window().toNanos();
 	}
 
 	/**

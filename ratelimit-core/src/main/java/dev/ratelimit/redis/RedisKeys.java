@@ -1,13 +1,10 @@
 package dev.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimit;
 
 /**
@@ -18,7 +15,7 @@ import dev.ratelimit.RateLimit;
 public final class RedisKeys {
 
 	/** The longest id kept verbatim in a key; longer ones are hashed. */
-	public static final int MAX_VERBATIM_LENGTH = 128;
+	public static final int MAX_VERBATIM_LENGTH = RateLimitKeys.MAX_VERBATIM_LENGTH;
 
 	private final String prefix;
 
@@ -130,46 +127,22 @@ public final class RedisKeys {
 
 	/**
 	 * Returns the key under which an in-memory limiter decides for {@code id} under an algorithm while
-	 * Redis cannot: the same key whether a limiter's fallback or the web layer's failure mode decides, and
-	 * bounded like the Redis key, so that in-memory state costs the same for a long id as for a short one.
+	 * Redis cannot ({@link RateLimitKeys#local}).
 	 * @param algorithm the algorithm
 	 * @param id the caller's key
 	 * @return the key
 	 */
 	public static String fallback(Algorithm algorithm, String id) {
-		return RedisScripts.of(algorithm).keySegment() + ":" + segment(id);
+		return RateLimitKeys.local(algorithm, id);
 	}
 
 	/**
-	 * Returns the id as it stands in a key: verbatim when it is short and made of plain characters
-	 * (letters, digits and {@code . _ : @ / + = -}), else {@code ~} and the hex SHA-256 of its UTF-8
-	 * bytes. The mapping is one-to-one: a verbatim id never starts with {@code ~}, and no id can pick
-	 * another's hashed form.
+	 * Returns the id as it stands in a key ({@link RateLimitKeys#segment}).
 	 * @param id any string
 	 * @return the key segment, at most 128 characters
 	 */
 	public static String segment(String id) {
-		return isVerbatim(id) ? id : "~" + sha256(id);
-	}
-
-	/**
-	 * Whether a string is kept verbatim in a key: 1 to 128 letters, digits or {@code . _ : @ / + = -}. A
-	 * loop rather than a regular expression: every decision asks it.
-	 */
-	private static boolean isVerbatim(String value) {
-		int length = value.length();
-		if (length == 0 || length > MAX_VERBATIM_LENGTH) {
-			return false;
-		}
-		for (int i = 0; i < length; i++) {
-			char c = value.charAt(i);
-			boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-					|| c == '_' || c == ':' || c == '@' || c == '/' || c == '+' || c == '=' || c == '-';
-			if (!plain) {
-				return false;
-			}
-		}
-		return true;
+		return RateLimitKeys.segment(id);
 	}
 
 	/**
@@ -179,7 +152,7 @@ public final class RedisKeys {
 	 * @throws IllegalArgumentException when it is null, empty, or not plain characters
 	 */
 	public static String checkPrefix(String prefix) {
-		if (prefix == null || !isVerbatim(prefix)) {
+		if (prefix == null || !RateLimitKeys.isPlain(prefix)) {
 			throw new IllegalArgumentException(
 					"keyPrefix must be 1 to 128 letters, digits or . _ : @ / + = -, but was '" + prefix + "'");
 		}
@@ -187,23 +160,12 @@ public final class RedisKeys {
 	}
 
 	/**
-	 * Returns a short fingerprint of a key for logs: the first 12 hex digits of its SHA-256, so that log
-	 * lines can be matched up without showing addresses or API keys.
+	 * Returns a short fingerprint of a key for logs ({@link RateLimitKeys#fingerprint}).
 	 * @param key the key
 	 * @return the fingerprint, such as {@code #3fa2c1d9e0b4}
 	 */
 	public static String fingerprint(String key) {
-		return "#" + sha256(key).substring(0, 12);
-	}
-
-	private static String sha256(String id) {
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.UTF_8));
-			return HexFormat.of().formatHex(digest);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is required of every Java platform", ex);
-		}
+		return RateLimitKeys.fingerprint(key);
 	}
 
 }

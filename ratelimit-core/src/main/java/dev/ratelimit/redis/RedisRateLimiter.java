@@ -20,6 +20,8 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
+import dev.ratelimit.RateLimitKeys;
+import dev.ratelimit.RateLimiters;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -33,7 +35,7 @@ import org.springframework.util.Assert;
  * Redis cannot; without a fallback such a call fails with {@link RateLimiterUnavailableException}.
  * Build one with {@link #builder(Algorithm, RedisScriptRunner)}.
  */
-public final class RedisRateLimiter implements RateLimiter {
+public final class RedisRateLimiter implements RateLimiter, RateLimiters.Together {
 
 	/** The key prefix of the seed's keys, {@code rate:<algorithm>:<id>}. */
 	public static final String DEFAULT_KEY_PREFIX = "rate";
@@ -437,6 +439,37 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Returns whether this limiter decides calls of these limiters together ({@link RedisRateLimiters}): all
+	 * Redis limiters on this one's script runner, not on a Redis Cluster.
+	 */
+	@Override
+	public boolean decidesTogetherWith(List<? extends RateLimiter> limiters) {
+		return !limiters.isEmpty() && limiters.get(0) == this && RedisRateLimiters.canDecideTogether(limiters);
+	}
+
+	@Override
+	public List<List<RateLimitDecision>> tryAcquireTogether(List<RateLimiters.Call> calls) {
+		return RedisRateLimiters.tryAcquireTogether(redisCalls(calls));
+	}
+
+	@Override
+	public CompletableFuture<List<List<RateLimitDecision>>> tryAcquireTogetherAsync(List<RateLimiters.Call> calls) {
+		return RedisRateLimiters.tryAcquireTogetherAsync(redisCalls(calls));
+	}
+
+	private static List<RedisRateLimiters.Call> redisCalls(List<RateLimiters.Call> calls) {
+		List<RedisRateLimiters.Call> redis = new ArrayList<>(calls.size());
+		for (RateLimiters.Call call : calls) {
+			if (!(call.limiter() instanceof RedisRateLimiter limiter)) {
+				throw new IllegalArgumentException("every call must be of a RedisRateLimiter, but one was of "
+						+ call.limiter().getClass().getName());
+			}
+			redis.add(new RedisRateLimiters.Call(limiter, call.key(), call.limits(), call.permits()));
+		}
+		return redis;
+	}
+
+	/**
 	 * Returns the Redis key that holds the state of {@code id} under a single limit, for operators
 	 * looking for it: {@code <prefix>:<algorithm>:<id>}, the id as {@link RedisKeys#segment(String)}
 	 * renders it. Under several limits each has {@code <prefix>:<algorithm>:{<id>}:<window>}.
@@ -538,7 +571,7 @@ public final class RedisRateLimiter implements RateLimiter {
 					? "Redis could not decide: " + cause : "Redis is not called while its circuit breaker is open",
 					cause));
 		}
-		String fallbackKey = RedisKeys.fallback(this.algorithm, key);
+		String fallbackKey = RateLimitKeys.local(this.algorithm, key);
 		try {
 			return CompletableFuture.completedFuture(peek ? this.fallback.check(fallbackKey, limits, permits)
 					: this.fallback.tryAcquire(fallbackKey, limits, permits));

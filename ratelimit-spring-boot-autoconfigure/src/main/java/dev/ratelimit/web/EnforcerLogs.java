@@ -8,7 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.ratelimit.FailureMode;
-import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.RateLimitKeys;
 
 /**
  * The log lines of the {@link RateLimitEnforcer}, under its name: refusals at DEBUG with a fingerprint of
@@ -33,7 +33,7 @@ final class EnforcerLogs {
 	void rejected(Supplier<String> request, RateLimitRule rule, String budgetId) {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Rejected " + request.get() + " by rule '" + rule.name() + "' for key "
-					+ RedisKeys.fingerprint(budgetId));
+					+ RateLimitKeys.fingerprint(budgetId));
 		}
 	}
 
@@ -60,7 +60,7 @@ final class EnforcerLogs {
 		long others = this.shadow.computeIfAbsent(rule.name(), (name) -> new LogThrottle()).tryLog();
 		if (others >= 0) {
 			logger.info("Shadow rule '" + rule.name() + "' would have refused a request for key "
-					+ RedisKeys.fingerprint(budgetId) + ((others > 0) ? " (and " + others + " more in the last minute)"
+					+ RateLimitKeys.fingerprint(budgetId) + ((others > 0) ? " (and " + others + " more in the last minute)"
 							: "")
 					+ "; it was let through");
 		}

@@ -16,10 +16,9 @@ import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.redis.RedisRateLimiter;
-import dev.ratelimit.redis.RedisRateLimiters;
-import dev.ratelimit.redis.RedisRateLimiters.Call;
-import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.RateLimiters;
+import dev.ratelimit.RateLimiters.Call;
+import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
 
 /**
@@ -97,7 +96,7 @@ public final class RateLimitEnforcer {
 	/**
 	 * Decides a request under the rules that apply to it, charging each rule's budget, or none when one
 	 * rule refuses it: several rules are decided together, all or nothing in one Redis call, when their
-	 * limiters can ({@link RedisRateLimiters#canDecideTogether}), else one after the other, the first
+	 * limiters can ({@link RateLimiters#canDecideTogether}), else one after the other, the first
 	 * refusal ending the check.
 	 * @param request describes the request for debug logs, such as {@code GET /api/orders}
 	 * @param applicable the rules that apply, in order
@@ -172,7 +171,7 @@ public final class RateLimitEnforcer {
 								? new RateLimitVerdict(applied, List.of(), true, null) : null;
 					}
 					decidedBy = this.local;
-					decidedKey = RedisKeys.fallback(rule.algorithm(), budget.id());
+					decidedKey = RateLimitKeys.local(rule.algorithm(), budget.id());
 				}
 				RateLimitVerdict refused = accept(request, rule, budget, taken, observed, System.nanoTime() - started,
 						applied);
@@ -233,7 +232,7 @@ public final class RateLimitEnforcer {
 			}
 			limiters.add(this.rules.limiter(rule));
 		}
-		return RedisRateLimiters.canDecideTogether(limiters);
+		return RateLimiters.canDecideTogether(limiters);
 	}
 
 	/**
@@ -258,15 +257,15 @@ public final class RateLimitEnforcer {
 			}
 			included.add(rule);
 			budgets.add(budget);
-			calls.add(new Call((RedisRateLimiter) this.rules.limiter(rule), budget.id(), budget.charged(), rule.cost()));
+			calls.add(new Call(this.rules.limiter(rule), budget.id(), budget.charged(), rule.cost()));
 		}
 		List<RateLimitObserver.Decision> observed = included.stream().map((rule) -> start(observing, rule)).toList();
 		long started = System.nanoTime();
 		CompletableFuture<List<List<RateLimitDecision>>> decided;
 		try {
 			decided = calls.isEmpty() ? CompletableFuture.completedFuture(List.of())
-					: async ? RedisRateLimiters.tryAcquireTogetherAsync(calls)
-							: CompletableFuture.completedFuture(RedisRateLimiters.tryAcquireTogether(calls));
+					: async ? RateLimiters.tryAcquireTogetherAsync(calls)
+							: CompletableFuture.completedFuture(RateLimiters.tryAcquireTogether(calls));
 		}
 		catch (RuntimeException ex) {
 			decided = CompletableFuture.failedFuture(ex);
@@ -362,7 +361,7 @@ public final class RateLimitEnforcer {
 		if (cause != null && !(cause instanceof RateLimiterUnavailableException)) {
 			this.logs.unexpected(cause);
 		}
-		String key = RedisKeys.fallback(rule.algorithm(), budget.id());
+		String key = RateLimitKeys.local(rule.algorithm(), budget.id());
 		return switch (this.failureMode) {
 			case LOCAL -> (this.local == null) ? null : this.local.tryAcquire(key, budget.charged(), rule.cost());
 			case FAIL_OPEN, FAIL_CLOSED -> null;

@@ -13,7 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitPlanResolver;
-import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.RateLimitKeys;
 
 import org.springframework.util.Assert;
 
@@ -112,7 +112,7 @@ public final class RateLimitPlans {
 	}
 
 	private static String cacheKey(RateLimitRule rule, String key) {
-		return rule.name() + '\u0000' + RedisKeys.segment(key);
+		return rule.name() + '\u0000' + RateLimitKeys.segment(key);
 	}
 
 	/**
