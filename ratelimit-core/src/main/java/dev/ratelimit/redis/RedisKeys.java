@@ -3,19 +3,15 @@ package dev.ratelimit.redis;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimit;
 
 /**
- * Every key format of a Redis limiter, in one place: the Redis keys a script touches, the keys of the
- * local denial cache and the keys handed to the local fallback. Caller-chosen ids map to their own
- * bounded, inert key segment.
+ * Every key format of a Redis limiter, in one place: the Redis keys a script touches and the keys of the
+ * local denial cache. Caller-chosen ids map to their own bounded, inert key segment
+ * ({@link RateLimitKeys#segment}); the local fallback's keys are {@link RateLimitKeys#local}.
  */
 public final class RedisKeys {
-
-	/** The longest id kept verbatim in a key; longer ones are hashed. */
-	public static final int MAX_VERBATIM_LENGTH = RateLimitKeys.MAX_VERBATIM_LENGTH;
 
 	private final String prefix;
 
@@ -61,7 +57,7 @@ public final class RedisKeys {
 	 * format.
 	 */
 	String single(String id) {
-		return this.start + segment(id);
+		return this.start + RateLimitKeys.segment(id);
 	}
 
 	/**
@@ -73,7 +69,7 @@ public final class RedisKeys {
 		if (limits.size() == 1 && !this.alwaysTagged) {
 			return List.of(single(id));
 		}
-		String tagged = this.start + "{" + segment(id) + "}:";
+		String tagged = this.start + "{" + RateLimitKeys.segment(id) + "}:";
 		List<String> keys = new ArrayList<>(limits.size());
 		for (RateLimit limit : limits) {
 			keys.add(tagged + limit.windowLabel());
@@ -86,7 +82,7 @@ public final class RedisKeys {
 	 * Cluster slot of its state under any limits of a {@link #blocking() blocking} limiter.
 	 */
 	String block(String id) {
-		return this.start + "{" + segment(id) + "}:block";
+		return this.start + "{" + RateLimitKeys.segment(id) + "}:block";
 	}
 
 	/**
@@ -122,27 +118,7 @@ public final class RedisKeys {
 	 * Returns what the denial cache keys of {@code id} under any limits start with.
 	 */
 	String denialPrefix(String id) {
-		return this.denialStart + segment(id) + "\u0000";
-	}
-
-	/**
-	 * Returns the key under which an in-memory limiter decides for {@code id} under an algorithm while
-	 * Redis cannot ({@link RateLimitKeys#local}).
-	 * @param algorithm the algorithm
-	 * @param id the caller's key
-	 * @return the key
-	 */
-	public static String fallback(Algorithm algorithm, String id) {
-		return RateLimitKeys.local(algorithm, id);
-	}
-
-	/**
-	 * Returns the id as it stands in a key ({@link RateLimitKeys#segment}).
-	 * @param id any string
-	 * @return the key segment, at most 128 characters
-	 */
-	public static String segment(String id) {
-		return RateLimitKeys.segment(id);
+		return this.denialStart + RateLimitKeys.segment(id) + "\u0000";
 	}
 
 	/**
@@ -157,15 +133,6 @@ public final class RedisKeys {
 					"keyPrefix must be 1 to 128 letters, digits or . _ : @ / + = -, but was '" + prefix + "'");
 		}
 		return prefix;
-	}
-
-	/**
-	 * Returns a short fingerprint of a key for logs ({@link RateLimitKeys#fingerprint}).
-	 * @param key the key
-	 * @return the fingerprint, such as {@code #3fa2c1d9e0b4}
-	 */
-	public static String fingerprint(String key) {
-		return RateLimitKeys.fingerprint(key);
 	}
 
 }

@@ -399,13 +399,12 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 		catch (RuntimeException ex) {
 			reply = CompletableFuture.failedFuture(ex);
 		}
-		// a refusal remembered from before the refund would refuse what the budget now allows
-		forgetDenials(key);
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = unwrap(failure);
 				throw new RateLimiterUnavailableException("Redis could not take the permits back: " + cause, cause);
 			}
+			// a refusal remembered until now would refuse what the budget allows again
 			forgetDenials(key);
 			return null;
 		}));

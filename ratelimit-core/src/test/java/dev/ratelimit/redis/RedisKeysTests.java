@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,12 +24,12 @@ class RedisKeysTests {
 		// a 10 KB API key costs the denial cache and the local fallback what a short one does, give or take
 		// its 64-digit hash
 		assertThat(longDenial.length()).isLessThan(shortDenial.length() + 70);
-		assertThat(RedisKeys.fallback(Algorithm.GCRA, longKey).length()).isLessThan(80);
+		assertThat(RateLimitKeys.local(Algorithm.GCRA, longKey).length()).isLessThan(80);
 		assertThat(this.keys.denialPrefix(longKey)).hasSizeLessThan(80);
 		assertThat(longDenial).startsWith(this.keys.denialPrefix(longKey));
 		// still one key per id
 		assertThat(this.keys.denial(longKey + "x", limits)).isNotEqualTo(longDenial);
-		assertThat(RedisKeys.fallback(Algorithm.GCRA, longKey)).isNotEqualTo(RedisKeys.fallback(Algorithm.GCRA,
+		assertThat(RateLimitKeys.local(Algorithm.GCRA, longKey)).isNotEqualTo(RateLimitKeys.local(Algorithm.GCRA,
 				longKey + "x"));
 	}
 

@@ -34,6 +34,10 @@ public final class RateLimitEnforcer {
 	/** The budget of a request the rule exempts (its key value, or its plan): it skips the rule. */
 	private static final Budget EXEMPT = new Budget("", List.of(), null, List.of());
 
+	/** What a decision reports to when its observer failed to start it. */
+	private static final RateLimitObserver.Decision UNOBSERVED = (outcome, nanos) -> {
+	};
+
 	private final RateLimitRules rules;
 
 	private final RateLimitPlans plans;
@@ -533,8 +537,7 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			// metrics and traces must never fail a request
 			this.logs.unexpected(ex);
-			return (rule) -> (outcome, nanos) -> {
-			};
+			return (rule) -> UNOBSERVED;
 		}
 	}
 
@@ -563,8 +566,7 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			// metrics and traces must never fail a request
 			this.logs.unexpected(ex);
-			return (outcome, nanos) -> {
-			};
+			return UNOBSERVED;
 		}
 	}
 

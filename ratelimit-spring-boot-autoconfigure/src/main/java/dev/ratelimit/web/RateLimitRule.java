@@ -288,11 +288,11 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	/**
 	 * Returns what the key names, the part of {@link #key()} after the {@code :}: a header, a parameter
 	 * or a bean.
-	 * @return the name, or {@code null} for {@code ip} and {@code principal}
+	 * @return the name, empty for {@code ip} and {@code principal}
 	 */
-	public @Nullable String keyArgument() {
+	public String keyArgument() {
 		int colon = this.key.indexOf(':');
-		return (colon < 0) ? null : this.key.substring(colon + 1).strip();
+		return (colon < 0) ? "" : this.key.substring(colon + 1).strip();
 	}
 
 	/**

@@ -266,7 +266,7 @@ public final class ReactiveRateLimitSupport {
 			if (kind.equals("ip") || kind.equals("header")) {
 				// read at once: no publisher needed
 				String found = kind.equals("ip") ? clientAddress
-						: exchange.getRequest().getHeaders().getFirst(argument(rule));
+						: exchange.getRequest().getHeaders().getFirst(rule.keyArgument());
 				if (found != null) {
 					values.put(rule, found);
 				}
@@ -285,8 +285,7 @@ public final class ReactiveRateLimitSupport {
 					return Mono.empty();
 				}));
 		}
-		RequestKeys keys = requestKeys(exchange, values, clientAddress,
-				this.addresses.isTrustedProxy(remoteAddress(exchange.getRequest())));
+		RequestKeys keys = requestKeys(exchange, values, clientAddress);
 		if (pending.isEmpty() && !plans) {
 			return Mono.just(keys);
 		}
@@ -300,8 +299,8 @@ public final class ReactiveRateLimitSupport {
 		return Flux.concat(pending).then(lookUps).thenReturn(keys);
 	}
 
-	private static RequestKeys requestKeys(ServerWebExchange exchange, Map<RateLimitRule, Object> values,
-			String clientAddress, boolean fromTrustedProxy) {
+	private RequestKeys requestKeys(ServerWebExchange exchange, Map<RateLimitRule, Object> values,
+			String clientAddress) {
 		return new RequestKeys() {
 
 			@Override
@@ -325,14 +324,15 @@ public final class ReactiveRateLimitSupport {
 
 			@Override
 			public boolean fromTrustedProxy() {
-				return fromTrustedProxy;
+				// asked only by a rule with a plan header
+				return ReactiveRateLimitSupport.this.addresses.isTrustedProxy(remoteAddress(exchange.getRequest()));
 			}
 
 		};
 	}
 
 	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange, String clientAddress) {
-		String argument = argument(rule);
+		String argument = rule.keyArgument();
 		ServerHttpRequest request = exchange.getRequest();
 		return switch (rule.keyKind()) {
 			case "ip" -> Mono.just(clientAddress);
@@ -342,12 +342,6 @@ public final class ReactiveRateLimitSupport {
 			// a key resolver is application code: what it throws charges the client address
 			default -> this.resolvedKeyResolvers.computeIfAbsent(argument, this.keyResolvers).resolveKey(exchange);
 		};
-	}
-
-	/** What a {@code header:}, {@code param:} or {@code bean:} key names; empty for the other keys. */
-	private static String argument(RateLimitRule rule) {
-		String argument = rule.keyArgument();
-		return (argument != null) ? argument : "";
 	}
 
 	/**

@@ -315,9 +315,7 @@ public final class ServletRateLimitSupport {
 	}
 
 	private @Nullable String keyValue(RateLimitRule rule, HttpServletRequest request, String clientAddress) {
-		// what a header:, param: or bean: key names; the other keys name nothing
-		String named = rule.keyArgument();
-		String argument = (named != null) ? named : "";
+		String argument = rule.keyArgument();
 		return switch (rule.keyKind()) {
 			case "ip" -> clientAddress;
 			case "principal" -> (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null;
