@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -51,11 +49,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 
 	final @Nullable Clock clock;
 
-	final @Nullable CircuitBreaker circuitBreaker;
-
-	private final @Nullable RateLimiter fallback;
-
-	final @Nullable LocalDenialCache denialCache;
+	/** The denial cache, circuit breaker and fallback every decision goes through. */
+	final RedisGuard guard;
 
 	/** How long a refused key stays blocked; {@code null} for a limiter that blocks no key. */
 	private final @Nullable BlockPolicy block;
@@ -72,9 +67,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 		this.keys = new RedisKeys(builder.keyPrefix, this.scripts.keySegment());
 		this.runner = builder.runner;
 		this.clock = builder.clock;
-		this.circuitBreaker = builder.circuitBreaker;
-		this.fallback = builder.fallback;
-		this.denialCache = builder.denialCache;
+		this.guard = new RedisGuard(builder.circuitBreaker, builder.denialCache, builder.fallback);
 		this.block = null;
 		this.blockArgs = List.of();
 		this.prepared = new PreparedLimits(builder.algorithm);
@@ -87,9 +80,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 		this.keys = limiter.keys.blocking();
 		this.runner = limiter.runner;
 		this.clock = limiter.clock;
-		this.circuitBreaker = limiter.circuitBreaker;
-		this.fallback = limiter.fallback;
-		this.denialCache = limiter.denialCache;
+		this.guard = limiter.guard;
 		this.block = block;
 		this.blockArgs = List.of(Long.toString(micros(block.blockFor())), Double.toString(block.multiplier()),
 				Long.toString(micros(block.max())));
@@ -188,129 +179,107 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	}
 
 	/**
-	 * Decides a call: from the denial cache when it remembers a refusal, else in Redis through the
-	 * circuit breaker, else from the fallback. Synchronously (every stage completed before it returns)
-	 * or not; one path for both, so that they cannot drift apart.
+	 * Decides a call through the {@link RedisGuard}: from the denial cache when it remembers a refusal,
+	 * else in Redis through the circuit breaker, else from the fallback.
+	 * @param peek whether to only tell what a call would be told (a check), charging nothing
 	 */
 	private CompletableFuture<List<RateLimitDecision>> decide(String key, List<RateLimit> limits, long permits,
 			boolean async, boolean peek) {
 		Assert.notNull(key, "key must not be null");
-		PreparedLimits.Prepared prepared = this.prepared.of(limits, permits);
-		LocalDenialCache denials = this.denialCache;
-		if (denials == null) {
-			return fromRedis(key, limits, prepared, permits, async, peek, null);
-		}
-		String denialKey = this.keys.denial(key, prepared.denialSuffix());
-		if (!async) {
-			List<RateLimitDecision> cached = denials.lookup(denialKey, permits);
-			return (cached != null) ? CompletableFuture.completedFuture(cached)
-					: fromRedis(key, limits, prepared, permits, denials, denialKey, false, peek);
-		}
-		return denials.lookupAsync(denialKey, permits)
-			.thenCompose((cached) -> (cached != null) ? CompletableFuture.completedFuture(cached)
-					: fromRedis(key, limits, prepared, permits, denials, denialKey, true, peek));
+		return this.guard.decide(new Single(key, limits, this.prepared.of(limits, permits), permits, peek), async);
 	}
 
-	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits,
-			PreparedLimits.Prepared prepared, long permits, LocalDenialCache denials, String denialKey, boolean async,
-			boolean peek) {
-		long sentAt = denials.now();
-		// a rejection of Redis's is remembered (a fallback's is not Redis's); then, whatever the outcome, the
-		// callers waiting for this call are released, to read what was remembered or to ask Redis themselves
-		Consumer<List<RateLimitDecision>> answered = (decisions) -> {
+	/** One call of this limiter, as the guard runs it. */
+	private final class Single extends RedisGuard.Attempt<List<RateLimitDecision>> {
+
+		private final String key;
+
+		private final List<RateLimit> limits;
+
+		private final PreparedLimits.Prepared prepared;
+
+		private final long permits;
+
+		private final boolean peek;
+
+		private @Nullable String denialKey;
+
+		Single(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared, long permits, boolean peek) {
+			this.key = key;
+			this.limits = limits;
+			this.prepared = prepared;
+			this.permits = permits;
+			this.peek = peek;
+		}
+
+		@Override
+		String denialKey() {
+			String denialKey = this.denialKey;
+			if (denialKey == null) {
+				denialKey = RedisRateLimiter.this.keys.denial(this.key, this.prepared.denialSuffix());
+				this.denialKey = denialKey;
+			}
+			return denialKey;
+		}
+
+		@Override
+		long permits() {
+			return this.permits;
+		}
+
+		@Override
+		List<?> run() {
+			return RedisRateLimiter.this.runner.run(script(), scriptKeys(this.key, this.limits), args());
+		}
+
+		@Override
+		CompletableFuture<List<?>> runAsync() {
+			return RedisRateLimiter.this.runner.runAsync(script(), scriptKeys(this.key, this.limits), args());
+		}
+
+		/** Negative permits: the script tells what a call for that many would be told, and charges nothing. */
+		private List<String> args() {
+			return scriptArgs(this.prepared, this.peek ? -this.permits : this.permits, true);
+		}
+
+		@Override
+		List<RateLimitDecision> decisions(List<?> reply) {
+			return RedisScripts.decisions(reply, this.limits);
+		}
+
+		@Override
+		List<RateLimitDecision> remembered(List<RateLimitDecision> decisions) {
+			return decisions;
+		}
+
+		@Override
+		void answered(LocalDenialCache denials, long sentAt, List<RateLimitDecision> decisions) {
+			String denialKey = denialKey();
 			for (RateLimitDecision decision : decisions) {
 				if (!decision.allowed()) {
-					denials.remember(denialKey, permits, sentAt, decisions);
+					denials.remember(denialKey, this.permits, sentAt, decisions);
 					break;
 				}
 			}
 			denials.observe(denialKey, sentAt, decisions);
-		};
-		if (!async) {
-			// every stage is complete when it returns
-			try {
-				return fromRedis(key, limits, prepared, permits, false, peek, answered);
-			}
-			finally {
-				denials.settle(denialKey);
-			}
 		}
-		return fromRedis(key, limits, prepared, permits, true, peek, answered)
-			.whenComplete((decisions, failure) -> denials.settle(denialKey));
-	}
 
-	/**
-	 * Asks Redis through the circuit breaker, or the fallback when Redis cannot answer.
-	 * @param peek whether to only tell what a call would be told (a check), charging nothing
-	 * @param answered told of Redis's answers, not of the fallback's
-	 */
-	private CompletableFuture<List<RateLimitDecision>> fromRedis(String key, List<RateLimit> limits,
-			PreparedLimits.Prepared prepared, long permits, boolean async, boolean peek,
-			@Nullable Consumer<List<RateLimitDecision>> answered) {
-		CircuitBreaker breaker = this.circuitBreaker;
-		if (breaker != null && !breaker.tryAcquirePermission()) {
-			return unavailable(key, limits, permits, peek, null);
-		}
-		List<String> redisKeys = scriptKeys(key, limits);
-		// negative permits: the script tells what a call for that many would be told, and charges nothing
-		List<String> args = scriptArgs(prepared, peek ? -permits : permits, true);
-		if (!async) {
-			// the same steps as below, without a future per step
-			List<?> answer;
+		@Override
+		CompletableFuture<List<RateLimitDecision>> unavailable(@Nullable RateLimiter fallback,
+				@Nullable RuntimeException cause) {
+			if (fallback == null) {
+				return super.unavailable(null, cause);
+			}
+			String fallbackKey = RateLimitKeys.local(RedisRateLimiter.this.algorithm, this.key);
 			try {
-				answer = this.runner.run(script(), redisKeys, args);
+				return CompletableFuture.completedFuture(this.peek ? fallback.check(fallbackKey, this.limits, this.permits)
+						: fallback.tryAcquire(fallbackKey, this.limits, this.permits));
 			}
-			catch (RuntimeException | Error ex) {
-				return onReply(null, ex, key, limits, permits, peek, answered);
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
 			}
-			return onReply(answer, null, key, limits, permits, peek, answered);
 		}
-		CompletableFuture<List<?>> reply;
-		try {
-			reply = this.runner.runAsync(script(), redisKeys, args);
-		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		return reply.handle((answer, failure) -> onReply(answer, failure, key, limits, permits, peek, answered))
-			.thenCompose(Function.identity());
-	}
 
-	/**
-	 * What a call Redis answered (or failed) is told; the breaker hears of every call it let through,
-	 * errors too, or a probe would never report back.
-	 */
-	private CompletableFuture<List<RateLimitDecision>> onReply(@Nullable List<?> answer, @Nullable Throwable failure,
-			String key, List<RateLimit> limits, long permits, boolean peek,
-			@Nullable Consumer<List<RateLimitDecision>> answered) {
-		CircuitBreaker breaker = this.circuitBreaker;
-		if (failure != null) {
-			Throwable cause = unwrap(failure);
-			if (breaker != null) {
-				breaker.onFailure(cause);
-			}
-			if (cause instanceof Error error) {
-				throw error;
-			}
-			return unavailable(key, limits, permits, peek, (RuntimeException) cause);
-		}
-		List<RateLimitDecision> decisions;
-		try {
-			decisions = RedisScripts.decisions(answer, limits);
-		}
-		catch (RuntimeException ex) {
-			if (breaker != null) {
-				breaker.onFailure(ex);
-			}
-			return unavailable(key, limits, permits, peek, ex);
-		}
-		if (breaker != null) {
-			breaker.onSuccess();
-		}
-		if (answered != null) {
-			answered.accept(decisions);
-		}
-		return CompletableFuture.completedFuture(decisions);
 	}
 
 	/**
@@ -558,25 +527,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	}
 
 	private void forgetDenials(String key) {
-		if (this.denialCache != null) {
-			this.denialCache.forget(this.keys.denialPrefix(key));
-		}
-	}
-
-	private CompletableFuture<List<RateLimitDecision>> unavailable(String key, List<RateLimit> limits, long permits,
-			boolean peek, @Nullable RuntimeException cause) {
-		if (this.fallback == null) {
-			return CompletableFuture.failedFuture(new RateLimiterUnavailableException((cause != null)
-					? "Redis could not decide: " + cause : "Redis is not called while its circuit breaker is open",
-					cause));
-		}
-		String fallbackKey = RateLimitKeys.local(this.algorithm, key);
-		try {
-			return CompletableFuture.completedFuture(peek ? this.fallback.check(fallbackKey, limits, permits)
-					: this.fallback.tryAcquire(fallbackKey, limits, permits));
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		LocalDenialCache denials = this.guard.denialCache;
+		if (denials != null) {
+			denials.forget(this.keys.denialPrefix(key));
 		}
 	}
 

@@ -4,9 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import org.jspecify.annotations.Nullable;
-
-import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
@@ -75,108 +72,112 @@ public final class RedisRateLimiters {
 			Assert.notNull(call.key(), "key must not be null");
 			prepared.add(call.limiter().prepared.of(call.limits(), call.permits()));
 		}
-		RedisRateLimiter first = calls.get(0).limiter();
-		LocalDenialCache denials = first.denialCache;
-		if (denials == null) {
-			return decide(first, calls, prepared, async);
-		}
-		String firstDenialKey = first.keys.denial(calls.get(0).key(), prepared.get(0).denialSuffix());
-		long firstPermits = calls.get(0).permits();
-		CompletableFuture<@Nullable List<RateLimitDecision>> cached = async
-				? denials.lookupAsync(firstDenialKey, firstPermits)
-				: CompletableFuture.completedFuture(denials.lookup(firstDenialKey, firstPermits));
-		return cached.thenCompose((remembered) -> {
-			if (remembered != null) {
-				return CompletableFuture.completedFuture(List.of(remembered));
-			}
-			long sentAt = denials.now();
-			return decide(first, calls, prepared, async).whenComplete((decisions, failure) -> {
-				if (decisions != null) {
-					denials.observe(firstDenialKey, sentAt, decisions.get(0));
-					List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
-					if (last.stream().anyMatch((decision) -> !decision.allowed())) {
-						// the call that was refused is refused from memory until it could be granted
-						Call refused = calls.get(decisions.size() - 1);
-						String refusedKey = refused.limiter().keys.denial(refused.key(),
-								prepared.get(decisions.size() - 1).denialSuffix());
-						denials.remember(refusedKey,
-								refused.permits(), sentAt, last);
-					}
-				}
-				// callers waiting for the first call's key read what was remembered, or ask Redis themselves
-				denials.settle(firstDenialKey);
-			});
-		});
+		return calls.get(0).limiter().guard.decide(new Together(calls, prepared), async);
 	}
 
-	private static CompletableFuture<List<List<RateLimitDecision>>> decide(RedisRateLimiter first, List<Call> calls,
-			List<PreparedLimits.Prepared> prepared, boolean async) {
-		CircuitBreaker breaker = first.circuitBreaker;
-		if (breaker != null && !breaker.tryAcquirePermission()) {
-			return CompletableFuture.failedFuture(
-					new RateLimiterUnavailableException("Redis is not called while its circuit breaker is open", null));
+	/**
+	 * Calls decided together, as the first limiter's guard runs them: the denial cache knows them by the
+	 * first call, and remembers the call that was refused. No fallback decides them: a fallback decides
+	 * each limiter's calls on its own.
+	 */
+	private static final class Together extends RedisGuard.Attempt<List<List<RateLimitDecision>>> {
+
+		private final List<Call> calls;
+
+		private final List<PreparedLimits.Prepared> prepared;
+
+		Together(List<Call> calls, List<PreparedLimits.Prepared> prepared) {
+			this.calls = calls;
+			this.prepared = prepared;
 		}
-		CompletableFuture<List<?>> reply;
-		try {
-			reply = run(calls, prepared, async);
+
+		@Override
+		String denialKey() {
+			return denialKey(0);
 		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
+
+		private String denialKey(int call) {
+			return this.calls.get(call).limiter().keys.denial(this.calls.get(call).key(),
+					this.prepared.get(call).denialSuffix());
 		}
-		return reply.thenApply(RedisRateLimiters::checked).handle((answer, failure) -> {
-			if (failure != null) {
-				Throwable cause = RedisRateLimiter.unwrap(failure);
-				if (breaker != null) {
-					breaker.onFailure(cause);
-				}
-				if (cause instanceof Error error) {
-					throw error;
-				}
-				throw new RateLimiterUnavailableException("Redis could not decide: " + cause, cause);
+
+		@Override
+		long permits() {
+			return this.calls.get(0).permits();
+		}
+
+		@Override
+		List<?> run() {
+			List<String> keys = new ArrayList<>();
+			return runner().run(RedisScripts.TOGETHER, keys, args(keys));
+		}
+
+		@Override
+		CompletableFuture<List<?>> runAsync() {
+			List<String> keys = new ArrayList<>();
+			return runner().runAsync(RedisScripts.TOGETHER, keys, args(keys));
+		}
+
+		private RedisScriptRunner runner() {
+			return this.calls.get(0).limiter().runner;
+		}
+
+		/**
+		 * The arguments (the number of calls, each call's algorithm, key count and argument count, then
+		 * every call's arguments), adding every call's keys to {@code keys}.
+		 */
+		private List<String> args(List<String> keys) {
+			List<String> args = new ArrayList<>();
+			List<String> callArgs = new ArrayList<>();
+			args.add(Integer.toString(this.calls.size()));
+			for (int c = 0; c < this.calls.size(); c++) {
+				Call call = this.calls.get(c);
+				List<String> ownKeys = call.limiter().keys.forLimits(call.key(), call.limits());
+				List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.permits(),
+						this.prepared.get(c).args(), 0);
+				args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
+				args.add(Integer.toString(ownKeys.size()));
+				args.add(Integer.toString(ownArgs.size()));
+				keys.addAll(ownKeys);
+				callArgs.addAll(ownArgs);
 			}
-			if (breaker != null) {
-				breaker.onSuccess();
+			args.addAll(callArgs);
+			return args;
+		}
+
+		@Override
+		List<List<RateLimitDecision>> decisions(List<?> reply) {
+			if (reply.isEmpty()) {
+				throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
 			}
-			int answered = (int) RedisScripts.number(answer, 0);
+			int answered = (int) RedisScripts.number(reply, 0);
 			List<List<RateLimitDecision>> decisions = new ArrayList<>(answered);
 			int offset = 1;
 			for (int c = 0; c < answered; c++) {
-				Call call = calls.get(c);
+				Call call = this.calls.get(c);
 				int size = 4 * call.limits().size();
-				decisions.add(RedisScripts.decisions(answer.subList(offset, offset + size), call.limits()));
+				decisions.add(RedisScripts.decisions(reply.subList(offset, offset + size), call.limits()));
 				offset += size;
 			}
 			return decisions;
-		});
-	}
-
-	private static List<?> checked(List<?> reply) {
-		if (reply == null || reply.isEmpty()) {
-			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
 		}
-		return reply;
-	}
 
-	private static CompletableFuture<List<?>> run(List<Call> calls, List<PreparedLimits.Prepared> prepared,
-			boolean async) {
-		List<String> keys = new ArrayList<>();
-		List<String> args = new ArrayList<>();
-		List<String> callArgs = new ArrayList<>();
-		args.add(Integer.toString(calls.size()));
-		for (int c = 0; c < calls.size(); c++) {
-			Call call = calls.get(c);
-			List<String> ownKeys = call.limiter().keys.forLimits(call.key(), call.limits());
-			List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.permits(), prepared.get(c).args(), 0);
-			args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
-			args.add(Integer.toString(ownKeys.size()));
-			args.add(Integer.toString(ownArgs.size()));
-			keys.addAll(ownKeys);
-			callArgs.addAll(ownArgs);
+		@Override
+		List<List<RateLimitDecision>> remembered(List<RateLimitDecision> decisions) {
+			return List.of(decisions);
 		}
-		args.addAll(callArgs);
-		RedisScriptRunner runner = calls.get(0).limiter().runner;
-		return async ? runner.runAsync(RedisScripts.TOGETHER, keys, args)
-				: CompletableFuture.completedFuture(runner.run(RedisScripts.TOGETHER, keys, args));
+
+		@Override
+		void answered(LocalDenialCache denials, long sentAt, List<List<RateLimitDecision>> decisions) {
+			denials.observe(denialKey(), sentAt, decisions.get(0));
+			List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
+			if (last.stream().anyMatch((decision) -> !decision.allowed())) {
+				// the call that was refused is refused from memory until it could be granted
+				int refused = decisions.size() - 1;
+				denials.remember(denialKey(refused), this.calls.get(refused).permits(), sentAt, last);
+			}
+		}
+
 	}
 
 	/**

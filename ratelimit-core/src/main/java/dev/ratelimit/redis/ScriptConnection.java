@@ -1,0 +1,112 @@
+package dev.ratelimit.redis;
+
+import java.util.concurrent.CompletableFuture;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The script runner's own connection: opened on a thread of its own (a connect may block for the
+ * client's connect timeout), shared by every call, and opened afresh by the next call after it failed
+ * or was closed under us. Failures come out as Spring's data access exceptions.
+ */
+final class ScriptConnection {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final StallClock stallClock;
+
+	private volatile @Nullable CompletableFuture<Connected> connection;
+
+	ScriptConnection(LettuceConnectionFactory connectionFactory, StallClock stallClock) {
+		this.connectionFactory = connectionFactory;
+		this.stallClock = stallClock;
+	}
+
+	/** The open connection, or the one being opened: a failed connect is tried again. */
+	CompletableFuture<Connected> connect() {
+		CompletableFuture<Connected> current = this.connection;
+		if (current != null && !current.isCompletedExceptionally()) {
+			return current;
+		}
+		synchronized (this) {
+			current = this.connection;
+			if (current == null || current.isCompletedExceptionally()) {
+				current = CompletableFuture.supplyAsync(this::open, (task) -> {
+					Thread thread = new Thread(task, "ratelimit-redis-connect");
+					thread.setDaemon(true);
+					thread.start();
+				});
+				this.connection = current;
+			}
+			return current;
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private Connected open() {
+		RedisConnection redisConnection = this.connectionFactory.getConnection();
+		RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) redisConnection
+			.getNativeConnection();
+		this.stallClock.forgetLoop();
+		// its reply tells the connection's event loop, before any script call times out
+		commands.ping().whenComplete((pong, failure) -> this.stallClock.learnLoop());
+		return new Connected(redisConnection, commands);
+	}
+
+	/**
+	 * Turns a failure of a script call into Spring's exceptions; a connection that failed to open or was
+	 * closed under us is dropped, for the next call to connect afresh.
+	 * @param connected the connection the call went on, {@code null} when it could not be opened
+	 */
+	RuntimeException translate(Throwable cause, @Nullable Connected connected) {
+		if (cause instanceof RedisNoScriptException) {
+			return new RedisSystemException("NOSCRIPT", cause);
+		}
+		if (cause instanceof RedisCommandExecutionException) {
+			return new RedisSystemException("Redis answered the rate-limit script with an error: " + cause.getMessage(), cause);
+		}
+		if (connected == null || (cause instanceof RedisException && !connected.isOpen())) {
+			this.connection = null;
+			if (connected != null) {
+				connected.connection().close();
+			}
+			return new RedisConnectionFailureException("Could not reach Redis: " + cause, cause);
+		}
+		return new RedisSystemException("Redis failed to run the rate-limit script: " + cause, cause);
+	}
+
+	/** Closes the connection; one still being opened is closed as soon as it is. */
+	void close() {
+		CompletableFuture<Connected> current = this.connection;
+		this.connection = null;
+		if (current != null) {
+			current.thenAccept((connected) -> connected.connection().close());
+		}
+	}
+
+	record Connected(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+
+		boolean isOpen() {
+			if (this.commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+				return standalone.getStatefulConnection().isOpen();
+			}
+			if (this.commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+				return cluster.getStatefulConnection().isOpen();
+			}
+			return !this.connection.isClosed();
+		}
+
+	}
+
+}
