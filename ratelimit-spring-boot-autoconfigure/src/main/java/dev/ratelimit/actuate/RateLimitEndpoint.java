@@ -15,22 +15,30 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.actuate.RateLimitDescriptors.BlockDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.KeyDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.KeyLimitDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.LimitDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.ReloadDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.ResetDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
 import dev.ratelimit.web.AddressLists;
 import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.ForwardedHeader;
+import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.RuleKey;
 
-import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
-import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -56,65 +64,23 @@ public class RateLimitEndpoint {
 
 	private final @Nullable CircuitBreaker circuitBreaker;
 
-	/**
-	 * Creates the endpoint.
-	 * @param rules the rules and their limiters
-	 * @param failureMode the failure mode in force
-	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
-	 */
-	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker) {
-		this(rules, failureMode, circuitBreaker, RateLimitPlans.NONE);
+	private RateLimitEndpoint(Builder builder) {
+		this.rules = builder.rules;
+		this.failureMode = builder.failureMode;
+		this.circuitBreaker = builder.circuitBreaker;
+		this.plans = builder.plans;
+		this.reload = builder.reload;
+		this.addresses = builder.addresses;
+		this.reactive = builder.reactive;
 	}
 
 	/**
-	 * Creates the endpoint for rules with plans.
+	 * Starts an endpoint over the rules in force.
 	 * @param rules the rules and their limiters
-	 * @param failureMode the failure mode in force
-	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
-	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
+	 * @return the builder
 	 */
-	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
-			RateLimitPlans plans) {
-		this(rules, failureMode, circuitBreaker, plans, null);
-	}
-
-	/**
-	 * Creates the endpoint, with the reload of the rules from the environment.
-	 * @param rules the rules and their limiters
-	 * @param failureMode the failure mode in force
-	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
-	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
-	 * @param reload reads the rules again and returns their names, throwing when they are invalid; or
-	 * {@code null} when they cannot be reloaded
-	 */
-	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
-			RateLimitPlans plans, @Nullable Supplier<List<String>> reload) {
-		this(rules, failureMode, circuitBreaker, plans, reload,
-				new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR), false);
-	}
-
-	/**
-	 * Creates the endpoint, with the reload of the rules and the budgets of client addresses.
-	 * @param rules the rules and their limiters
-	 * @param failureMode the failure mode in force
-	 * @param circuitBreaker the breaker guarding Redis, or {@code null}
-	 * @param plans finds a key's plan under a rule whose plans a resolver bean names
-	 * @param reload reads the rules again and returns their names, throwing when they are invalid; or
-	 * {@code null} when they cannot be reloaded
-	 * @param addresses tells the budget a client address charges (an IPv6 address its network's)
-	 * @param reactive whether the endpoint is served by WebFlux, whose remaining path segments start with the
-	 * rule's (Spring Boot's WebFlux mapping extracts them from the first variable of the pattern on)
-	 */
-	public RateLimitEndpoint(RateLimitRules rules, FailureMode failureMode, @Nullable CircuitBreaker circuitBreaker,
-			RateLimitPlans plans, @Nullable Supplier<List<String>> reload, ClientAddressResolver addresses,
-			boolean reactive) {
-		this.reactive = reactive;
-		this.addresses = addresses;
-		this.reload = reload;
-		this.plans = plans;
-		this.rules = rules;
-		this.failureMode = failureMode;
-		this.circuitBreaker = circuitBreaker;
+	public static Builder builder(RateLimitRules rules) {
+		return new Builder(rules);
 	}
 
 	/**
@@ -132,7 +98,7 @@ public class RateLimitEndpoint {
 			}
 			rules.add(new RuleDescriptor(rule.name(), rule.source(),
 					rule.paths().stream().map((path) -> path.getPatternString()).toList(),
-					rule.methods().stream().sorted().toList(), rule.algorithm().id(), rule.key(), rule.cost(),
+					rule.methods().stream().sorted().toList(), rule.algorithm().id(), rule.key().spelling(), rule.cost(),
 					rule.shadow(), limits, rule.allowKeys().size()));
 		}
 		String redis = (this.circuitBreaker != null) ? this.circuitBreaker.state().id() : "unknown";
@@ -143,24 +109,23 @@ public class RateLimitEndpoint {
 
 	/**
 	 * Reads the rules from properties again ({@code POST /actuator/ratelimit/reload}) and puts them in
-	 * force for new requests; invalid rules are refused (400, with the message of a startup error) and the
-	 * rules in force stay.
+	 * force for new requests; invalid rules are refused (with the message of a startup error) and the
+	 * rules in force stay. Over HTTP, {@link RateLimitEndpointWebExtension} answers 400 and 404 for them.
 	 * @param action {@code reload}
-	 * @return the rules now in force (200), the error (400), or 404 for another action or when the rules
-	 * cannot be reloaded
+	 * @return the rules now in force, or the error and the rules that stay; {@code null} for another
+	 * action or when the rules cannot be reloaded
 	 */
 	@WriteOperation
-	public WebEndpointResponse<ReloadDescriptor> reload(@Selector String action) {
+	public @Nullable ReloadDescriptor reload(@Selector String action) {
 		if (!action.equals("reload") || this.reload == null) {
-			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+			return null;
 		}
 		try {
-			return new WebEndpointResponse<>(new ReloadDescriptor(true, this.reload.get(), null));
+			return new ReloadDescriptor(true, this.reload.get(), null);
 		}
 		catch (RuntimeException ex) {
-			return new WebEndpointResponse<>(new ReloadDescriptor(false, this.rules.pathRules().stream()
-				.map(RateLimitRule::name)
-				.toList(), ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+			return new ReloadDescriptor(false, this.rules.pathRules().stream().map(RateLimitRule::name).toList(),
+					ex.getMessage());
 		}
 	}
 
@@ -198,7 +163,7 @@ public class RateLimitEndpoint {
 		// the limits of the plan this instance remembers for the key: reading a key never makes the plan resolver
 		// look it up (a caller could have it look up any key), and the plan's name is not shown; a plan from a
 		// header is the request's, unknown here
-		String plan = (found.planKind().equals("bean") && !Boolean.TRUE.equals(clientAddress))
+		String plan = (found.plan() instanceof PlanSource.Bean && !Boolean.TRUE.equals(clientAddress))
 				? this.plans.rememberedPlan(found, target.key()) : null;
 		List<RateLimit> planLimits = found.limitsOf(plan);
 		String budgetId = target.budgetId();
@@ -233,15 +198,16 @@ public class RateLimitEndpoint {
 	 * @param duration how long, such as {@code 30m} or {@code PT30M}
 	 * @param clientAddress whether the key is a client address a rule with another key charges requests
 	 * without the key's value to
-	 * @return the block (200); 400 when the duration is invalid or the rule blocks no key; 404 when no
-	 * rule has that name
+	 * @return the block; not blocked, with the error, when the duration is invalid or the rule blocks no
+	 * key (over HTTP, {@link RateLimitEndpointWebExtension} answers 400); {@code null} when no rule has
+	 * that name
 	 */
 	@WriteOperation
-	public WebEndpointResponse<BlockDescriptor> block(@Selector String rule,
-			@Selector(match = Match.ALL_REMAINING) String[] key, String duration, @Nullable Boolean clientAddress) {
+	public @Nullable BlockDescriptor block(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
+			String duration, @Nullable Boolean clientAddress) {
 		Target target = target(rule, keyOf(rule, key), Boolean.TRUE.equals(clientAddress));
 		if (target == null) {
-			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+			return null;
 		}
 		if (!(this.rules.limiter(target.rule()) instanceof BlockingRateLimiter blocking)) {
 			return badBlock(target, "rule '" + rule + "' blocks no key; set ratelimit.rules." + rule
@@ -256,9 +222,8 @@ public class RateLimitEndpoint {
 			return badBlock(target, "duration '" + duration + "' is invalid: " + ex.getMessage()
 					+ "; give one such as 30m or PT30M, from 1ms to 36500d");
 		}
-		return new WebEndpointResponse<>(new BlockDescriptor(rule, target.key(), true,
-				seconds(length), Instant.now().plus(length).toString(),
-				null));
+		return new BlockDescriptor(rule, target.key(), true, seconds(length), Instant.now().plus(length).toString(),
+				null);
 	}
 
 	/** Seconds rounded up, as {@code Retry-After} counts them. */
@@ -266,9 +231,8 @@ public class RateLimitEndpoint {
 		return duration.plusNanos(999_999_999).getSeconds();
 	}
 
-	private static WebEndpointResponse<BlockDescriptor> badBlock(Target target, String error) {
-		return new WebEndpointResponse<>(new BlockDescriptor(target.rule().name(), target.key(), false, 0, null, error),
-				WebEndpointResponse.STATUS_BAD_REQUEST);
+	private static BlockDescriptor badBlock(Target target, String error) {
+		return new BlockDescriptor(target.rule().name(), target.key(), false, 0, null, error);
 	}
 
 	/**
@@ -327,7 +291,7 @@ public class RateLimitEndpoint {
 		if (rule == null) {
 			return null;
 		}
-		String value = (rule.keyKind().equals("ip") || clientAddress) ? address(key) : key;
+		String value = (rule.key() instanceof RuleKey.ClientAddress || clientAddress) ? address(key) : key;
 		return new Target(rule, value, clientAddress ? rule.budgetId(null, value) : rule.budgetId(value, value));
 	}
 
@@ -344,117 +308,98 @@ public class RateLimitEndpoint {
 	}
 
 	/**
-	 * The rules in force and how failures are handled.
-	 *
-	 * @param failureMode the failure mode, such as {@code fail-open}
-	 * @param redis the state of the circuit breaker guarding Redis: {@code closed} while Redis decides
-	 * @param rules the rules
-	 * @param allowedAddresses the client addresses and blocks whose requests skip every rule
-	 * @param deniedAddresses the client addresses and blocks refused with 403 before any rule
+	 * Builds a {@link RateLimitEndpoint}; every part but the rules is optional.
 	 */
-	public record RulesDescriptor(String failureMode, String redis, List<RuleDescriptor> rules,
-			List<String> allowedAddresses, List<String> deniedAddresses) implements OperationResponseBody {
-	}
+	public static final class Builder {
 
-	/**
-	 * One rule.
-	 *
-	 * @param name the rule's name
-	 * @param source where it is defined
-	 * @param paths its path patterns, empty for a handler's rule
-	 * @param methods its HTTP methods, empty for all
-	 * @param algorithm its algorithm
-	 * @param key whose budget a request charges
-	 * @param cost permits one request takes
-	 * @param shadow whether it only observes
-	 * @param limits its limits
-	 * @param allowKeys how many key values are exempt from it (the values themselves, often internal API
-	 * keys, are not shown)
-	 */
-	public record RuleDescriptor(String name, String source, List<String> paths, List<String> methods,
-			String algorithm, String key, long cost, boolean shadow, List<LimitDescriptor> limits, int allowKeys) {
-	}
+		private final RateLimitRules rules;
 
-	/**
-	 * One limit of a rule.
-	 *
-	 * @param policy its policy name in headers
-	 * @param limit permits per window
-	 * @param window the window, such as {@code 1m}
-	 * @param burst permits that may be taken at once
-	 */
-	public record LimitDescriptor(String policy, long limit, String window, long burst) {
-	}
+		private FailureMode failureMode = FailureMode.FAIL_OPEN;
 
-	/**
-	 * The outcome of a reload.
-	 *
-	 * @param reloaded whether the new rules are in force
-	 * @param rules the names of the rules from properties in force now
-	 * @param error why the new rules were refused, or {@code null}
-	 */
-	public record ReloadDescriptor(boolean reloaded, List<String> rules, @Nullable String error)
-			implements OperationResponseBody {
-	}
+		private @Nullable CircuitBreaker circuitBreaker;
 
-	/**
-	 * A key's state under a rule.
-	 *
-	 * @param rule the rule's name
-	 * @param key the key
-	 * @param limits the state under each limit: of the plan this instance remembers for the key (never
-	 * looked up for the read, nor named), else the rule's own
-	 * @param blocked whether the key is blocked: every request refused until the block ends; {@code null}
-	 * under a rule without {@code block-for}
-	 * @param blockedForSeconds how long the block has still to run, in seconds rounded up; 0 when not
-	 * blocked, {@code null} under a rule without {@code block-for}
-	 * @param blockedUntil when the block ends, by this instance's clock (ISO-8601), or {@code null}
-	 */
-	public record KeyDescriptor(String rule, String key, List<KeyLimitDescriptor> limits,
-			@Nullable Boolean blocked, @Nullable Long blockedForSeconds, @Nullable String blockedUntil)
-			implements OperationResponseBody {
-	}
+		private RateLimitPlans plans = RateLimitPlans.NONE;
 
-	/**
-	 * A key blocked by hand.
-	 *
-	 * @param rule the rule's name
-	 * @param key the key
-	 * @param blocked whether it is blocked now
-	 * @param blockedForSeconds how long the block lasts, in seconds rounded up
-	 * @param blockedUntil when it ends, by this instance's clock (ISO-8601), or {@code null}
-	 * @param error why it was not blocked, or {@code null}
-	 */
-	public record BlockDescriptor(String rule, String key, boolean blocked, long blockedForSeconds,
-			@Nullable String blockedUntil, @Nullable String error) implements OperationResponseBody {
-	}
+		private @Nullable Supplier<List<String>> reload;
 
-	/**
-	 * A key's state under one limit.
-	 *
-	 * @param policy the limit's policy name
-	 * @param limit permits per window
-	 * @param remaining permits left now
-	 * @param allowed whether a request for one permit would be granted now
-	 * @param retryAfterSeconds when it would be, if not now
-	 * @param resetAfterSeconds when the key is back to full
-	 */
-	public record KeyLimitDescriptor(String policy, long limit, long remaining, boolean allowed,
-			long retryAfterSeconds, long resetAfterSeconds) {
-	}
+		private ClientAddressResolver addresses = new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR);
 
-	/**
-	 * A key put back to full.
-	 *
-	 * @param rule the rule's name
-	 * @param key the key
-	 * @param reset always {@code true}
-	 * @param deletedEntries how many stored entries were deleted
-	 * @param unblocked whether a block of the key was lifted (with any memory of past blocks); {@code null}
-	 * under a rule without {@code block-for}
-	 */
-	public record ResetDescriptor(String rule, String key, boolean reset, long deletedEntries, @Nullable Boolean unblocked)
-			implements OperationResponseBody {
+		private boolean reactive;
+
+		private Builder(RateLimitRules rules) {
+			this.rules = rules;
+		}
+
+		/**
+		 * Sets the failure mode in force, {@code fail-open} by default.
+		 * @param mode the mode
+		 * @return this builder
+		 */
+		public Builder failureMode(FailureMode mode) {
+			this.failureMode = mode;
+			return this;
+		}
+
+		/**
+		 * Sets the breaker guarding Redis, whose state the endpoint shows.
+		 * @param breaker the breaker, or {@code null}
+		 * @return this builder
+		 */
+		public Builder circuitBreaker(@Nullable CircuitBreaker breaker) {
+			this.circuitBreaker = breaker;
+			return this;
+		}
+
+		/**
+		 * Sets what finds a key's plan under a rule whose plans a resolver bean names.
+		 * @param keyPlans the plans
+		 * @return this builder
+		 */
+		public Builder plans(RateLimitPlans keyPlans) {
+			this.plans = keyPlans;
+			return this;
+		}
+
+		/**
+		 * Sets the reload of the rules from the environment.
+		 * @param rulesReload reads the rules again and returns their names, throwing when they are invalid;
+		 * {@code null} when they cannot be reloaded
+		 * @return this builder
+		 */
+		public Builder reload(@Nullable Supplier<List<String>> rulesReload) {
+			this.reload = rulesReload;
+			return this;
+		}
+
+		/**
+		 * Sets what tells the budget a client address charges (an IPv6 address its network's).
+		 * @param resolver the resolver
+		 * @return this builder
+		 */
+		public Builder addresses(ClientAddressResolver resolver) {
+			this.addresses = resolver;
+			return this;
+		}
+
+		/**
+		 * Sets whether the endpoint is served by WebFlux, whose remaining path segments start with the rule's
+		 * (Spring Boot's WebFlux mapping extracts them from the first variable of the pattern on).
+		 * @param servedByWebFlux whether it is
+		 * @return this builder
+		 */
+		public Builder reactive(boolean servedByWebFlux) {
+			this.reactive = servedByWebFlux;
+			return this;
+		}
+
+		/**
+		 * Builds the endpoint.
+		 * @return the endpoint
+		 */
+		public RateLimitEndpoint build() {
+			return new RateLimitEndpoint(this);
+		}
+
 	}
 
 }

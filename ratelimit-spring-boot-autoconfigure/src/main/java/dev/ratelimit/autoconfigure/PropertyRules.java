@@ -13,9 +13,10 @@ import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.CidrBlock;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
+import dev.ratelimit.web.LimitDefinition;
+import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.LimitDefinition;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -50,7 +51,8 @@ final class PropertyRules {
 		for (Map.Entry<String, RateLimitProperties.Rule> entry : properties.getRules().entrySet()) {
 			RateLimitProperties.Rule rule = entry.getValue();
 			String plan = rule.getPlan();
-			if (plan != null && plan.strip().startsWith("header:") && properties.getTrustedProxies().isEmpty()) {
+			if (plan != null && PlanSource.parse(plan.strip()) instanceof PlanSource.Header
+					&& properties.getTrustedProxies().isEmpty()) {
 				throw new InvalidConfigurationPropertyValueException("ratelimit.rules." + entry.getKey() + ".plan", plan,
 						"a plan header is believed only on requests that come through a trusted proxy, and there is "
 								+ "none; set ratelimit.trusted-proxies to the proxies that set the header, or find plans "
@@ -130,12 +132,14 @@ final class PropertyRules {
 			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits,
 					(period != null) ? Algorithm.FIXED_WINDOW : rule.getAlgorithm(), rule.getKey(), rule.getMissingKey(),
 					rule.getCost(), rule.getShadow())
-				.withAllowKeys(new LinkedHashSet<>(rule.getAllowKeys()));
+				.toBuilder()
+				.allowKeys(new LinkedHashSet<>(rule.getAllowKeys()))
+				.build();
 			RateLimitRule planned = factory.withBlock(
 					factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
 							rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses()),
 					rule.getBlockFor(), rule.getBlockMultiplier(), rule.getBlockMax());
-			return (period != null) ? planned.withPeriod(period, rule.getZone()) : planned;
+			return (period != null) ? planned.toBuilder().period(period, rule.getZone()).build() : planned;
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

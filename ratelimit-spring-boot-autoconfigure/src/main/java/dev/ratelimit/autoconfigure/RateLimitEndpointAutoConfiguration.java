@@ -4,6 +4,7 @@ import java.util.List;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
+import dev.ratelimit.actuate.RateLimitEndpointWebExtension;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.RateLimitPlans;
@@ -11,6 +12,7 @@ import dev.ratelimit.web.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -37,11 +39,23 @@ public final class RateLimitEndpointAutoConfiguration {
 			ObjectProvider<RateLimitRulesReload> reload, ObjectProvider<ClientAddressResolver> addresses,
 			ApplicationContext context) {
 		RateLimitRulesReload rulesReload = reload.getIfAvailable();
-		return new RateLimitEndpoint(rules, properties.getFailureMode(), circuitBreaker.getIfAvailable(),
-				plans.getIfAvailable(() -> RateLimitPlans.NONE), (rulesReload != null) ? rulesReload::reload : null,
-				addresses.getIfAvailable(() -> new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR,
-						properties.getIpv6PrefixLength())),
-				context instanceof ReactiveWebApplicationContext);
+		return RateLimitEndpoint.builder(rules)
+			.failureMode(properties.getFailureMode())
+			.circuitBreaker(circuitBreaker.getIfAvailable())
+			.plans(plans.getIfAvailable(() -> RateLimitPlans.NONE))
+			.reload((rulesReload != null) ? rulesReload::reload : null)
+			.addresses(addresses.getIfAvailable(() -> new ClientAddressResolver(List.of(),
+					ForwardedHeader.X_FORWARDED_FOR, properties.getIpv6PrefixLength())))
+			.reactive(context instanceof ReactiveWebApplicationContext)
+			.build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RateLimitEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	RateLimitEndpointWebExtension rateLimitEndpointWebExtension(RateLimitEndpoint endpoint) {
+		return new RateLimitEndpointWebExtension(endpoint);
 	}
 
 }

@@ -21,23 +21,22 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 	@Override
 	public ResponseEntity<ProblemDetail> handle(RateLimitRejection rejection) {
 		ProblemDetail problem;
-		RateLimitRule missingKey = rejection.missingKey();
-		if (rejection.denied()) {
+		if (rejection instanceof RateLimitRejection.Denied) {
 			problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN,
 					"Requests from this client address are denied.");
 		}
-		else if (missingKey != null) {
-			String wanted = switch (missingKey.keyKind()) {
-				case "header" -> "the header " + missingKey.keyArgument();
-				case "param" -> "the parameter " + missingKey.keyArgument();
-				case "principal" -> "an authenticated user";
-				default -> "a key (" + missingKey.key() + ")";
-			};
+		else if (rejection instanceof RateLimitRejection.MissingKey missing) {
+			RateLimitRule rule = missing.rule();
+			RuleKey key = rule.key();
+			String wanted = (key instanceof RuleKey.Header header) ? "the header " + header.name()
+					: (key instanceof RuleKey.Param param) ? "the parameter " + param.name()
+							: (key instanceof RuleKey.Principal) ? "an authenticated user"
+									: "a key (" + key.spelling() + ")";
 			problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-					"Rate limit '" + missingKey.name() + "' needs " + wanted + "; send it and try again.");
-			problem.setProperty("missingKey", missingKey.key());
+					"Rate limit '" + rule.name() + "' needs " + wanted + "; send it and try again.");
+			problem.setProperty("missingKey", rule.key().spelling());
 		}
-		else if (rejection.unavailable()) {
+		else if (rejection instanceof RateLimitRejection.Unavailable) {
 			problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
 					"The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.");
 		}

@@ -12,13 +12,13 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitKeys;
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.RateLimiters;
 import dev.ratelimit.RateLimiters.Call;
-import dev.ratelimit.RateLimitKeys;
+import dev.ratelimit.RateLimiters;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
 
 /**
@@ -430,7 +430,7 @@ public final class RateLimitEnforcer {
 	 * key lately
 	 */
 	public boolean needsPlanLookUp(RateLimitRule rule, @Nullable String keyValue) {
-		return rule.planKind().equals("bean") && keyValue != null && !keyValue.isBlank()
+		return rule.plan() instanceof PlanSource.Bean && keyValue != null && !keyValue.isBlank()
 				&& !this.plans.isRemembered(rule, keyValue);
 	}
 
@@ -519,12 +519,11 @@ public final class RateLimitEnforcer {
 	 * is not believed: whoever sends it gets the rule's own limits.
 	 */
 	private @Nullable String plan(RateLimitRule rule, @Nullable String keyValue, RequestKeys keys) {
-		String argument = rule.planArgument();
-		if (rule.planKind().equals("header")) {
+		if (rule.plan() instanceof PlanSource.Header header) {
 			if (!keys.fromTrustedProxy()) {
 				return null;
 			}
-			String named = keys.header(argument);
+			String named = keys.header(header.name());
 			return (named != null && rule.plans().containsKey(named)) ? named : null;
 		}
 		return (keyValue == null || keyValue.isBlank()) ? null : this.plans.plan(rule, keyValue);

@@ -12,8 +12,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimitKeys;
+import dev.ratelimit.RateLimitPlanResolver;
 
 import org.springframework.util.Assert;
 
@@ -91,14 +91,17 @@ public final class RateLimitPlans {
 		if (entry != null && now - entry.expires < 0) {
 			return entry.plan.orElse(null);
 		}
+		if (!(rule.plan() instanceof PlanSource.Bean source)) {
+			throw new IllegalArgumentException("rate-limit rule '" + rule.name() + "' finds no plan with a resolver bean");
+		}
 		String plan;
 		try {
-			plan = this.resolvers.apply(rule.planArgument()).resolvePlan(rule.name(), key);
+			plan = this.resolvers.apply(source.name()).resolvePlan(rule.name(), key);
 		}
 		catch (RuntimeException ex) {
 			long others = this.failures.tryLog();
 			if (others >= 0) {
-				logger.warn("The plan resolver of rate-limit rule '" + rule.name() + "' (" + rule.plan() + ") failed"
+				logger.warn("The plan resolver of rate-limit rule '" + rule.name() + "' (" + source.spelling() + ") failed"
 						+ ((others > 0) ? " (and " + others + " more times in the last minute)" : "")
 						+ "; the request was charged under the rule's own limits", ex);
 			}

@@ -16,7 +16,9 @@ import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * One rule in force: which requests it applies to, the limit, the algorithm, whose budget a request
- * charges and how many permits it takes. Build one with {@link RateLimitRuleFactory}.
+ * charges and how many permits it takes: immutable, its options typed values read once from properties,
+ * annotations or routes. Build one with {@link RateLimitRuleFactory}, which checks it; {@link #toBuilder()}
+ * derives one rule from another.
  *
  * @param name the rule's name, used in headers and in Redis keys
  * @param paths the path patterns the rule applies to; empty for a rule attached to a handler
@@ -24,7 +26,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * Spring MVC serves with the same handler
  * @param limits the limits, charged all or nothing; one in the short form
  * @param algorithm the algorithm
- * @param key the key as configured, for example {@code header:X-Api-Key}
+ * @param key whose budget a request charges
  * @param missingKey what the rule does with a request that lacks its key
  * @param cost permits one request takes
  * @param source where the rule is defined, for messages: {@code ratelimit.rules.<name>} or the
@@ -34,8 +36,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param allowKeys key values exempt from the rule (such as internal API keys): their requests skip it,
  * without a Redis call
  * @param plans the limits of each plan by its name; empty when the rule has one set of limits for all
- * @param plan how a request's plan is found, {@code bean:<name>} or {@code header:<Name>}; {@code null}
- * without plans
+ * @param plan where a request's plan comes from; {@code null} without plans
  * @param period the calendar period of a quota that resets at local midnight, on Monday or on the first
  * of the month (its limits' windows are then the period's longest); {@code null} for rolling windows
  * @param zone the time zone of the period's boundaries
@@ -46,49 +47,20 @@ import org.springframework.web.util.pattern.PathPattern;
  * every request before its handler
  * @param block how long a key the rule refuses stays refused; {@code null} when a refusal lasts as long as
  * the limits say
+ * @since 0.1.0
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
-		Algorithm algorithm, String key, MissingKey missingKey, long cost, String source, boolean shadow,
-		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable String plan,
+		Algorithm algorithm, RuleKey key, MissingKey missingKey, long cost, String source, boolean shadow,
+		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable PlanSource plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
 		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block) {
 
 	/**
-	 * Returns this rule with paths it skips and a condition bean.
-	 * @param excluded path patterns inside the rule's paths that it does not apply to
-	 * @param conditionBean the name of the condition bean, or {@code null}
-	 * @param statuses the response statuses the rule charges, or {@code null}
-	 * @return the rule
+	 * Returns a builder that starts from this rule, to derive another.
+	 * @return the builder
 	 */
-	RateLimitRule withScope(List<PathPattern> excluded, @Nullable String conditionBean,
-			@Nullable ResponseStatuses statuses) {
-		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
-				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
-				this.zone, List.copyOf(excluded), conditionBean, statuses, this.block);
-	}
-
-	/**
-	 * Returns this rule with refused keys blocked for a while.
-	 * @param policy how long blocks last
-	 * @return the rule
-	 */
-	public RateLimitRule withBlock(BlockPolicy policy) {
-		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
-				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
-				this.zone, this.excludePaths, this.condition, this.countStatuses, policy);
-	}
-
-	/**
-	 * Returns this rule as a calendar quota.
-	 * @param period the period
-	 * @param zone the time zone of its boundaries
-	 * @return the rule
-	 */
-	public RateLimitRule withPeriod(CalendarPeriod period, ZoneId zone) {
-		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
-				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, period, zone,
-				this.excludePaths, this.condition,
-				this.countStatuses, this.block);
+	public Builder toBuilder() {
+		return new Builder(this);
 	}
 
 	/**
@@ -121,31 +93,6 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	}
 
 	/**
-	 * Returns this rule with key values exempt from it.
-	 * @param keys the exempt key values
-	 * @return the rule
-	 */
-	public RateLimitRule withAllowKeys(Set<String> keys) {
-		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
-				this.missingKey, this.cost, this.source, this.shadow, Set.copyOf(keys), this.plans, this.plan, this.period,
-				this.zone, this.excludePaths, this.condition,
-				this.countStatuses, this.block);
-	}
-
-	/**
-	 * Returns this rule with plans; see {@link RateLimitRuleFactory#withPlans}, which checks them.
-	 * @param plan how a request's plan is found
-	 * @param plans the limits of each plan
-	 * @return the rule
-	 */
-	RateLimitRule withPlans(String plan, Map<String, List<RateLimit>> plans) {
-		return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
-				this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, Map.copyOf(plans), plan, this.period,
-				this.zone, this.excludePaths, this.condition,
-				this.countStatuses, this.block);
-	}
-
-	/**
 	 * Returns the limits of a plan: the plan's own, or the rule's for no plan or an unknown one.
 	 * @param planName the plan's name, or {@code null}
 	 * @return the limits
@@ -153,30 +100,6 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	public List<RateLimit> limitsOf(@Nullable String planName) {
 		List<RateLimit> planLimits = (planName != null) ? this.plans.get(planName) : null;
 		return (planLimits != null) ? planLimits : this.limits;
-	}
-
-	/**
-	 * Returns how a request's plan is found: {@code bean} or {@code header}.
-	 * @return the kind, empty without plans
-	 */
-	public String planKind() {
-		if (this.plan == null) {
-			return "";
-		}
-		int colon = this.plan.indexOf(':');
-		return (colon < 0) ? this.plan : this.plan.substring(0, colon);
-	}
-
-	/**
-	 * Returns the plan resolver bean's or the header's name.
-	 * @return the name, empty without plans
-	 */
-	public String planArgument() {
-		if (this.plan == null) {
-			return "";
-		}
-		int colon = this.plan.indexOf(':');
-		return (colon < 0) ? "" : this.plan.substring(colon + 1).strip();
 	}
 
 	/**
@@ -255,7 +178,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			text.append(this.paths.stream().map(PathPattern::getPatternString).toList())
 				.append(this.methods.isEmpty() ? " (all methods)" : " " + this.methods.stream().sorted().toList());
 		}
-		text.append(", key ").append(this.key).append(", cost ").append(this.cost);
+		text.append(", key ").append(this.key.spelling()).append(", cost ").append(this.cost);
 		if (this.block != null) {
 			text.append(", refused keys blocked for ").append(RateLimit.label(this.block.blockFor()));
 			if (this.block.multiplier() > 1) {
@@ -267,32 +190,12 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	}
 
 	/**
-	 * Returns the kind of key, the part of {@link #key()} before any {@code :}.
-	 * @return {@code ip}, {@code header}, {@code param}, {@code principal} or {@code bean}; {@code resolver} for a
-	 * rule whose key a resolver of its own finds (a gateway route's)
-	 */
-	public String keyKind() {
-		int colon = this.key.indexOf(':');
-		return (colon < 0) ? this.key : this.key.substring(0, colon);
-	}
-
-	/**
 	 * Returns whether the rule charges the authenticated user, so that it applies only after
 	 * authentication.
 	 * @return {@code true} for a rule keyed by {@code principal}
 	 */
 	public boolean needsAuthentication() {
-		return this.key.equals("principal");
-	}
-
-	/**
-	 * Returns what the key names, the part of {@link #key()} after the {@code :}: a header, a parameter
-	 * or a bean.
-	 * @return the name, empty for {@code ip} and {@code principal}
-	 */
-	public String keyArgument() {
-		int colon = this.key.indexOf(':');
-		return (colon < 0) ? "" : this.key.substring(colon + 1).strip();
+		return this.key instanceof RuleKey.Principal;
 	}
 
 	/**
@@ -306,7 +209,132 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		if (keyValue == null || keyValue.isBlank()) {
 			return this.name + ":ip:" + clientAddress;
 		}
-		return this.name + ":" + keyKind() + ":" + keyValue;
+		return this.name + ":" + this.key.kind() + ":" + keyValue;
+	}
+
+	/**
+	 * Derives a rule from another: every part as the rule had it unless set here.
+	 */
+	public static final class Builder {
+
+		private final RateLimitRule from;
+
+		private Set<String> allowKeys;
+
+		private Map<String, List<RateLimit>> plans;
+
+		private @Nullable PlanSource plan;
+
+		private @Nullable CalendarPeriod period;
+
+		private ZoneId zone;
+
+		private List<PathPattern> excludePaths;
+
+		private @Nullable String condition;
+
+		private @Nullable ResponseStatuses countStatuses;
+
+		private @Nullable BlockPolicy block;
+
+		private Builder(RateLimitRule from) {
+			this.from = from;
+			this.allowKeys = from.allowKeys;
+			this.plans = from.plans;
+			this.plan = from.plan;
+			this.period = from.period;
+			this.zone = from.zone;
+			this.excludePaths = from.excludePaths;
+			this.condition = from.condition;
+			this.countStatuses = from.countStatuses;
+			this.block = from.block;
+		}
+
+		/**
+		 * Sets the key values exempt from the rule.
+		 * @param keys the values
+		 * @return this builder
+		 */
+		public Builder allowKeys(Set<String> keys) {
+			this.allowKeys = Set.copyOf(keys);
+			return this;
+		}
+
+		/**
+		 * Sets the rule's plans; {@link RateLimitRuleFactory#withPlans} checks them.
+		 * @param source where a request's plan comes from
+		 * @param limits the limits of each plan
+		 * @return this builder
+		 */
+		public Builder plans(PlanSource source, Map<String, List<RateLimit>> limits) {
+			this.plan = source;
+			this.plans = Map.copyOf(limits);
+			return this;
+		}
+
+		/**
+		 * Makes the rule a calendar quota.
+		 * @param calendarPeriod the period
+		 * @param timeZone the time zone of its boundaries
+		 * @return this builder
+		 */
+		public Builder period(CalendarPeriod calendarPeriod, ZoneId timeZone) {
+			this.period = calendarPeriod;
+			this.zone = timeZone;
+			return this;
+		}
+
+		/**
+		 * Sets the path patterns inside the rule's paths that it does not apply to.
+		 * @param excluded the patterns
+		 * @return this builder
+		 */
+		public Builder excludePaths(List<PathPattern> excluded) {
+			this.excludePaths = List.copyOf(excluded);
+			return this;
+		}
+
+		/**
+		 * Sets the condition bean that decides per request whether the rule applies.
+		 * @param conditionBean the bean's name, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder condition(@Nullable String conditionBean) {
+			this.condition = conditionBean;
+			return this;
+		}
+
+		/**
+		 * Sets the response statuses the rule charges, after the response.
+		 * @param statuses the statuses, or {@code null} to charge every request before its handler
+		 * @return this builder
+		 */
+		public Builder countStatuses(@Nullable ResponseStatuses statuses) {
+			this.countStatuses = statuses;
+			return this;
+		}
+
+		/**
+		 * Sets how long a key the rule refuses stays refused.
+		 * @param policy the policy, or {@code null} for no block
+		 * @return this builder
+		 */
+		public Builder block(@Nullable BlockPolicy policy) {
+			this.block = policy;
+			return this;
+		}
+
+		/**
+		 * Builds the rule.
+		 * @return the rule
+		 */
+		public RateLimitRule build() {
+			RateLimitRule r = this.from;
+			return new RateLimitRule(r.name, r.paths, r.methods, r.limits, r.algorithm, r.key, r.missingKey, r.cost,
+					r.source, r.shadow, this.allowKeys, this.plans, this.plan, this.period, this.zone, this.excludePaths,
+					this.condition, this.countStatuses, this.block);
+		}
+
 	}
 
 }

@@ -40,12 +40,6 @@ public final class RateLimitRuleFactory {
 	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
 			"TRACE");
 
-	/**
-	 * The key of a rule attached where a key resolver of its own finds the key, such as a Spring Cloud Gateway
-	 * route's {@code KeyResolver}: a request charges {@code <rule>:resolver:<key>}.
-	 */
-	public static final String RESOLVER_KEY = "resolver";
-
 	private static final String KEY_FORMS = "use ip, header:<Name>, param:<name>, principal or bean:<name>";
 
 	private final Algorithm defaultAlgorithm;
@@ -99,7 +93,7 @@ public final class RateLimitRuleFactory {
 	/**
 	 * Creates a rule that applies where it is attached rather than by path, such as the
 	 * {@code RequestRateLimiter} filter of a Spring Cloud Gateway route, whose key resolver finds the key: its
-	 * key is {@link #RESOLVER_KEY}.
+	 * key is {@link RuleKey.Resolver}: a request charges {@code <rule>:resolver:<key>}.
 	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
 	 * @param limits the rule's limits, at least one
 	 * @param algorithm the algorithm, {@code null} for the default
@@ -116,7 +110,7 @@ public final class RateLimitRuleFactory {
 		}
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
 		return new RateLimitRule(name, List.of(), Set.of(), List.copyOf(checkedLimits(name, limits, chosen, cost)),
-				chosen, RESOLVER_KEY, MissingKey.CLIENT_ADDRESS, cost, source, this.shadow, Set.of(), Map.of(), null,
+				chosen, new RuleKey.Resolver(), MissingKey.CLIENT_ADDRESS, cost, source, this.shadow, Set.of(), Map.of(), null,
 				null, ZoneOffset.UTC, List.of(), null, null, null);
 	}
 
@@ -226,8 +220,7 @@ public final class RateLimitRuleFactory {
 		}
 		List<RateLimit> limits = checkedLimits(name, definitions, chosen, cost);
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
-		checkKey(name, keySpec);
-		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, keySpec,
+		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, checkKey(name, keySpec),
 				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC, List.of(), null,
 				null, null);
 	}
@@ -274,7 +267,7 @@ public final class RateLimitRuleFactory {
 		double growth = (multiplier != null) ? multiplier : 1;
 		Duration longest = (max != null) ? max : (growth > 1) ? RateLimit.MAX_WINDOW : blockFor;
 		try {
-			return rule.withBlock(new BlockPolicy(blockFor, growth, longest));
+			return rule.toBuilder().block(new BlockPolicy(blockFor, growth, longest)).build();
 		}
 		catch (InvalidRateLimitException ex) {
 			String attribute = switch (ex.getArgument()) {
@@ -340,7 +333,7 @@ public final class RateLimitRuleFactory {
 						+ "' implementing " + conditions.type() + "; declare one or fix the name");
 			}
 		}
-		return rule.withScope(excluded, bean, statuses);
+		return rule.toBuilder().excludePaths(excluded).condition(bean).countStatuses(statuses).build();
 	}
 
 	/**
@@ -359,15 +352,13 @@ public final class RateLimitRuleFactory {
 			return rule;
 		}
 		String spec = (plan != null) ? plan.strip() : "";
-		int colon = spec.indexOf(':');
-		String kind = (colon < 0) ? spec : spec.substring(0, colon);
-		String argument = (colon < 0) ? "" : spec.substring(colon + 1).strip();
-		if (!(kind.equals("bean") || kind.equals("header")) || argument.isEmpty()) {
+		PlanSource source = PlanSource.parse(spec);
+		if (source == null) {
 			throw new InvalidRateLimitRuleException(rule.name(), "plan", spec.isEmpty() ? null : spec,
 					"say how a request's plan is found: bean:<name> (a RateLimitPlanResolver bean) or header:<Name>");
 		}
-		if (kind.equals("bean") && !planResolverExists.test(argument)) {
-			throw new InvalidRateLimitRuleException(rule.name(), "plan", spec, "there is no bean named '" + argument
+		if (source instanceof PlanSource.Bean bean && !planResolverExists.test(bean.name())) {
+			throw new InvalidRateLimitRuleException(rule.name(), "plan", spec, "there is no bean named '" + bean.name()
 					+ "' implementing dev.ratelimit.RateLimitPlanResolver; declare one or fix the name");
 		}
 		if (plans.isEmpty()) {
@@ -383,7 +374,7 @@ public final class RateLimitRuleFactory {
 			checked.put(entry.getKey(), List.copyOf(checkedLimits(rule.name(), entry.getValue(), rule.algorithm(),
 					rule.cost())));
 		}
-		return rule.withPlans(spec, checked);
+		return rule.toBuilder().plans(source, checked).build();
 	}
 
 	private static InvalidRateLimitRuleException invalid(String rule, InvalidRateLimitException ex,
@@ -404,22 +395,21 @@ public final class RateLimitRuleFactory {
 				String.valueOf(ex.getMessage()));
 	}
 
-	private void checkKey(String rule, String spec) {
-		int colon = spec.indexOf(':');
-		String kind = (colon < 0) ? spec : spec.substring(0, colon);
-		String argument = (colon < 0) ? null : spec.substring(colon + 1).strip();
-		boolean known = (argument == null) ? kind.equals("ip") || kind.equals("principal")
-				: kind.equals("header") || kind.equals("param") || kind.equals("bean");
-		if (!known) {
-			throw new InvalidRateLimitRuleException(rule, "key", spec, KEY_FORMS);
+	private RuleKey checkKey(String rule, String spec) {
+		RuleKey key = RuleKey.parse(spec);
+		if (key == null) {
+			int colon = spec.indexOf(':');
+			String kind = (colon < 0) ? spec : spec.substring(0, colon);
+			// header:, param: or bean: with nothing after the colon
+			boolean namesNothing = colon >= 0 && RuleKey.parse(kind + ":x") != null;
+			throw new InvalidRateLimitRuleException(rule, "key", spec,
+					namesNothing ? "name the " + kind + " after the ':'; " + KEY_FORMS : KEY_FORMS);
 		}
-		if (argument != null && argument.isEmpty()) {
-			throw new InvalidRateLimitRuleException(rule, "key", spec, "name the " + kind + " after the ':'; " + KEY_FORMS);
-		}
-		if (kind.equals("bean") && argument != null && !this.keyResolvers.exists(argument)) {
-			throw new InvalidRateLimitRuleException(rule, "key", spec, "there is no bean named '" + argument
+		if (key instanceof RuleKey.Bean bean && !this.keyResolvers.exists(bean.name())) {
+			throw new InvalidRateLimitRuleException(rule, "key", spec, "there is no bean named '" + bean.name()
 					+ "' implementing " + this.keyResolvers.type() + "; declare one or fix the name");
 		}
+		return key;
 	}
 
 	private static void checkName(String name) {

@@ -24,6 +24,7 @@ import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitResponseWriter;
 import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.RateLimitRuleFactory;
 
@@ -71,11 +72,12 @@ class RateLimitWebMvcAutoConfigurationTests {
 				assertThat(api.methods()).containsExactlyInAnyOrder("GET", "POST");
 				assertThat(api.limits()).containsExactly(RateLimit.of(100, Duration.ofMinutes(1)));
 				assertThat(api.algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
-				assertThat(api.key()).isEqualTo("header:X-Api-Key");
+				assertThat(api.key()).isEqualTo(new RuleKey.Header("X-Api-Key"));
+				assertThat(api.key().spelling()).isEqualTo("header:X-Api-Key");
 				assertThat(api.cost()).isEqualTo(2);
 				RateLimitRule login = context.getBean(RateLimitRules.class).pathRules().get(1);
 				assertThat(login.algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
-				assertThat(login.key()).isEqualTo("ip");
+				assertThat(login.key()).isEqualTo(new RuleKey.ClientAddress());
 				assertThat(login.methods()).isEmpty();
 			});
 	}
@@ -430,7 +432,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 	void refusesToStartWithRulesButNoRedis() {
 		new WebApplicationContextRunner()
 			.withConfiguration(
-					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class,
+							RateLimitWebMvcAutoConfiguration.class))
 			.withPropertyValues("ratelimit.rules.api.paths=/api/**", "ratelimit.rules.api.limit=1",
 					"ratelimit.rules.api.window=1m")
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()

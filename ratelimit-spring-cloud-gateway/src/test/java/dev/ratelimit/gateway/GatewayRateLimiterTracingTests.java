@@ -3,7 +3,6 @@ package dev.ratelimit.gateway;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.ObservationView;
 import io.netty.util.concurrent.EventExecutor;

@@ -18,17 +18,18 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
-import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.ContentNegotiation;
-import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
+import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.RateLimitVerdict;
+import dev.ratelimit.web.RuleKey;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
@@ -261,12 +262,12 @@ public final class ReactiveRateLimitSupport {
 		List<Mono<?>> pending = new ArrayList<>(0);
 		boolean plans = false;
 		for (RateLimitRule rule : applicable) {
-			plans |= rule.planKind().equals("bean");
-			String kind = rule.keyKind();
-			if (kind.equals("ip") || kind.equals("header")) {
+			plans |= rule.plan() instanceof PlanSource.Bean;
+			RuleKey key = rule.key();
+			if (key instanceof RuleKey.ClientAddress || key instanceof RuleKey.Header) {
 				// read at once: no publisher needed
-				String found = kind.equals("ip") ? clientAddress
-						: exchange.getRequest().getHeaders().getFirst(rule.keyArgument());
+				String found = (key instanceof RuleKey.Header header)
+						? exchange.getRequest().getHeaders().getFirst(header.name()) : clientAddress;
 				if (found != null) {
 					values.put(rule, found);
 				}
@@ -332,16 +333,25 @@ public final class ReactiveRateLimitSupport {
 	}
 
 	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange, String clientAddress) {
-		String argument = rule.keyArgument();
-		ServerHttpRequest request = exchange.getRequest();
-		return switch (rule.keyKind()) {
-			case "ip" -> Mono.just(clientAddress);
-			case "principal" -> exchange.getPrincipal().map(Principal::getName);
-			case "header" -> Mono.justOrEmpty(request.getHeaders().getFirst(argument));
-			case "param" -> parameter(exchange, argument);
+		RuleKey key = rule.key();
+		if (key instanceof RuleKey.ClientAddress) {
+			return Mono.just(clientAddress);
+		}
+		if (key instanceof RuleKey.Header header) {
+			return Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst(header.name()));
+		}
+		if (key instanceof RuleKey.Param param) {
+			return parameter(exchange, param.name());
+		}
+		if (key instanceof RuleKey.Principal) {
+			return exchange.getPrincipal().map(Principal::getName);
+		}
+		if (key instanceof RuleKey.Bean bean) {
 			// a key resolver is application code: what it throws charges the client address
-			default -> this.resolvedKeyResolvers.computeIfAbsent(argument, this.keyResolvers).resolveKey(exchange);
-		};
+			return this.resolvedKeyResolvers.computeIfAbsent(bean.name(), this.keyResolvers).resolveKey(exchange);
+		}
+		return Mono.error(new IllegalStateException("Rate-limit rule '" + rule.name() + "' has a key ("
+				+ key.spelling() + ") that this stack does not read"));
 	}
 
 	/**

@@ -20,14 +20,15 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
+import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.RateLimitVerdict;
+import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.StatusCharge;
 
 import org.springframework.http.server.PathContainer;
@@ -315,15 +316,25 @@ public final class ServletRateLimitSupport {
 	}
 
 	private @Nullable String keyValue(RateLimitRule rule, HttpServletRequest request, String clientAddress) {
-		String argument = rule.keyArgument();
-		return switch (rule.keyKind()) {
-			case "ip" -> clientAddress;
-			case "principal" -> (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null;
-			case "header" -> request.getHeader(argument);
-			case "param" -> parameter(request, argument);
+		RuleKey key = rule.key();
+		if (key instanceof RuleKey.ClientAddress) {
+			return clientAddress;
+		}
+		if (key instanceof RuleKey.Header header) {
+			return request.getHeader(header.name());
+		}
+		if (key instanceof RuleKey.Param param) {
+			return parameter(request, param.name());
+		}
+		if (key instanceof RuleKey.Principal) {
+			return (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null;
+		}
+		if (key instanceof RuleKey.Bean bean) {
 			// a key resolver is application code: what it throws charges the client address
-			default -> this.resolvedKeyResolvers.computeIfAbsent(argument, this.keyResolvers).resolveKey(request);
-		};
+			return this.resolvedKeyResolvers.computeIfAbsent(bean.name(), this.keyResolvers).resolveKey(request);
+		}
+		throw new IllegalStateException("Rate-limit rule '" + rule.name() + "' has a key (" + key.spelling()
+				+ ") that this stack does not read");
 	}
 
 	/**

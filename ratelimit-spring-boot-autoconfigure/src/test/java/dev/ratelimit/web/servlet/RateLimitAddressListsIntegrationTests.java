@@ -5,6 +5,7 @@ import java.net.http.HttpResponse;
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.actuate.RateLimitDescriptors;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.testsupport.RedisTestServer;
 
@@ -75,7 +76,7 @@ class RateLimitAddressListsIntegrationTests extends RedisBackedWebTests {
 
 	@Test
 	void showsTheListsThroughTheEndpoint() {
-		RateLimitEndpoint.RulesDescriptor rules = this.endpoint.rules();
+		RateLimitDescriptors.RulesDescriptor rules = this.endpoint.rules();
 		assertThat(rules.allowedAddresses()).containsExactly("10.0.0.0/8");
 		assertThat(rules.deniedAddresses()).containsExactly("203.0.113.0/24", "10.6.6.6");
 		assertThat(rules.rules()).filteredOn((rule) -> rule.name().equals("keyed"))

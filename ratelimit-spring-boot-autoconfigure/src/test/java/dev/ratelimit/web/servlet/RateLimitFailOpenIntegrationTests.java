@@ -2,7 +2,6 @@ package dev.ratelimit.web.servlet;
 
 import java.net.http.HttpResponse;
 
-import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.actuate.RateLimitDescriptors;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.RateLimitPlans;
@@ -127,7 +128,7 @@ class RateLimitPlansIntegrationTests extends RedisBackedWebTests {
 	@Test
 	void showsAKeyUnderThePlanThisInstanceRemembersWithoutNamingIt() throws Exception {
 		get(this.port, "/keyed", "X-Api-Key", "pro-3");
-		RateLimitEndpoint.KeyDescriptor pro = this.endpoint.state("api", "pro-3", null);
+		RateLimitDescriptors.KeyDescriptor pro = this.endpoint.state("api", "pro-3", null);
 		assertThat(pro.limits()).singleElement().satisfies((limit) -> {
 			assertThat(limit.limit()).isEqualTo(5);
 			assertThat(limit.remaining()).isEqualTo(4);
@@ -138,7 +139,7 @@ class RateLimitPlansIntegrationTests extends RedisBackedWebTests {
 	@Test
 	void neverAsksTheResolverToReadAKeyThisInstanceHasNotSeen() throws Exception {
 		// a reader could otherwise have the plans database look up any key, and learn its plan from the answer
-		RateLimitEndpoint.KeyDescriptor unseen = this.endpoint.state("api", "pro-never-seen", null);
+		RateLimitDescriptors.KeyDescriptor unseen = this.endpoint.state("api", "pro-never-seen", null);
 		assertThat(this.plans.calls).hasValue(0);
 		assertThat(unseen.limits()).singleElement().satisfies((limit) -> assertThat(limit.limit()).isEqualTo(2));
 		HttpResponse<String> read = get(this.port, "/actuator/ratelimit/api/internal");

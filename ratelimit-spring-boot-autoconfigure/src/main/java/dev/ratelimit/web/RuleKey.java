@@ -1,0 +1,156 @@
+package dev.ratelimit.web;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Whose budget a request charges under a rule: read once from the rule's {@code key} (a property, an
+ * annotation's attribute or a route's), so that nothing past that reads the string again.
+ *
+ * @since 0.1.0
+ */
+public sealed interface RuleKey {
+
+	/**
+	 * Returns the kind, as budget ids and the endpoint name it: {@code ip}, {@code header}, {@code param},
+	 * {@code principal}, {@code bean} or {@code resolver}.
+	 * @return the kind
+	 */
+	String kind();
+
+	/**
+	 * Returns the key as it is configured, such as {@code header:X-Api-Key}.
+	 * @return the key's spelling
+	 */
+	String spelling();
+
+	/**
+	 * Reads a key as configured: {@code ip}, {@code header:<Name>}, {@code param:<name>},
+	 * {@code principal} or {@code bean:<name>}.
+	 * @param spelling the key, stripped
+	 * @return the key, or {@code null} when it is none of these forms or names nothing after the
+	 * {@code :}
+	 */
+	static @Nullable RuleKey parse(String spelling) {
+		int colon = spelling.indexOf(':');
+		if (colon < 0) {
+			return switch (spelling) {
+				case "ip" -> new ClientAddress();
+				case "principal" -> new Principal();
+				default -> null;
+			};
+		}
+		String argument = spelling.substring(colon + 1).strip();
+		if (argument.isEmpty()) {
+			return null;
+		}
+		return switch (spelling.substring(0, colon)) {
+			case "header" -> new Header(argument);
+			case "param" -> new Param(argument);
+			case "bean" -> new Bean(argument);
+			default -> null;
+		};
+	}
+
+	/** The request's client address, {@code ip}. */
+	record ClientAddress() implements RuleKey {
+
+		@Override
+		public String kind() {
+			return "ip";
+		}
+
+		@Override
+		public String spelling() {
+			return "ip";
+		}
+
+	}
+
+	/**
+	 * A request header's value, {@code header:<Name>}.
+	 *
+	 * @param name the header's name
+	 */
+	record Header(String name) implements RuleKey {
+
+		@Override
+		public String kind() {
+			return "header";
+		}
+
+		@Override
+		public String spelling() {
+			return "header:" + this.name;
+		}
+
+	}
+
+	/**
+	 * A request parameter's value, {@code param:<name>}: from the query string or a form.
+	 *
+	 * @param name the parameter's name
+	 */
+	record Param(String name) implements RuleKey {
+
+		@Override
+		public String kind() {
+			return "param";
+		}
+
+		@Override
+		public String spelling() {
+			return "param:" + this.name;
+		}
+
+	}
+
+	/** The authenticated user's name, {@code principal}: such a rule applies after authentication. */
+	record Principal() implements RuleKey {
+
+		@Override
+		public String kind() {
+			return "principal";
+		}
+
+		@Override
+		public String spelling() {
+			return "principal";
+		}
+
+	}
+
+	/**
+	 * What a key-resolver bean of the stack finds, {@code bean:<name>}.
+	 *
+	 * @param name the bean's name
+	 */
+	record Bean(String name) implements RuleKey {
+
+		@Override
+		public String kind() {
+			return "bean";
+		}
+
+		@Override
+		public String spelling() {
+			return "bean:" + this.name;
+		}
+
+	}
+
+	/** What the entry point's own resolver finds: a gateway route's {@code KeyResolver}. */
+	record Resolver() implements RuleKey {
+
+		@Override
+		public String kind() {
+			return "resolver";
+		}
+
+		@Override
+		public String spelling() {
+			return "resolver";
+		}
+
+	}
+
+}
