@@ -54,7 +54,8 @@ public final class RequiredRedisBinary implements ExecutionCondition {
 
 	private static String missing(String selection) {
 		return RedisBinary.SELECTION_PROPERTY + "=" + selection
-				+ ": no redis-server on the PATH; install Debian's redis-server (apt-get install redis-server), as .ci/run does, to run these tests against Redis 7";
+				+ ": no redis-server on the PATH; install Debian's redis-server (apt-get install redis-server), as .ci/run does,"
+				+ " to run these tests against Redis 7";
 	}
 
 	private static boolean inCi() {
