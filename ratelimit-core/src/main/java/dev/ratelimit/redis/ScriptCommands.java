@@ -58,7 +58,10 @@ final class ScriptCommands {
 			pending.sent(evalsha);
 		}
 		evalsha.whenComplete((reply, error) -> {
-			this.stallClock.learnLoop();
+			if (!this.stallClock.knowsLoop()) {
+				// the first reply on a connection tells its event loop
+				this.stallClock.learnLoop();
+			}
 			if (error == null) {
 				done.accept(reply, null);
 			}
