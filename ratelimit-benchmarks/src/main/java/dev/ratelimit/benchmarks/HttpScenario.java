@@ -36,7 +36,9 @@ final class HttpScenario {
 
 	private static final int RATE = 1000;
 
-	private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(Measurements.QUICK ? 3 : 20);
+	/** 20 s, or {@code -Dbench.http-warmup-seconds} (a slow or shared machine needs longer); 3 s with QUICK. */
+	private static final long WARM_UP_NANOS = TimeUnit.SECONDS
+		.toNanos(Measurements.QUICK ? 3 : Long.getLong("bench.http-warmup-seconds", 20));
 
 	private static final long ROUND_NANOS = TimeUnit.SECONDS.toNanos(Measurements.QUICK ? 2 : 6);
 
