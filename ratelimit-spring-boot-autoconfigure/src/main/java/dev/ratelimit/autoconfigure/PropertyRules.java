@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.web.AddressLists;
+import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.CalendarPeriod;
-import dev.ratelimit.web.CidrBlock;
+import dev.ratelimit.web.internal.CidrBlock;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
 import dev.ratelimit.web.LimitDefinition;

@@ -11,7 +11,7 @@ import org.springframework.context.ApplicationListener;
  * {@code /actuator/refresh}, a Spring Cloud Config or Kubernetes config-map update); invalid new rules are
  * logged and the rules in force stay.
  */
-public final class RateLimitEnvironmentChangeListener implements ApplicationListener<EnvironmentChangeEvent> {
+final class RateLimitEnvironmentChangeListener implements ApplicationListener<EnvironmentChangeEvent> {
 
 	private static final Log logger = LogFactory.getLog(RateLimitEnvironmentChangeListener.class);
 

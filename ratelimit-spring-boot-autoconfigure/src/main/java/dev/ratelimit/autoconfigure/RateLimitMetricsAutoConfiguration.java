@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalDenialCache;
-import dev.ratelimit.web.MicrometerRateLimitObserver;
+import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

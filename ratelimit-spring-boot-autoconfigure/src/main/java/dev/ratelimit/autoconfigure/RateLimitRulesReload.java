@@ -7,7 +7,7 @@ import java.util.function.Predicate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.ratelimit.web.AddressLists;
+import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
 import dev.ratelimit.web.RateLimitPlans;
@@ -28,7 +28,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * the rules in force stay. Budgets carry over. The other properties (failure mode, timeout, key
  * prefix, caches) take effect at the next start.
  */
-public final class RateLimitRulesReload {
+final class RateLimitRulesReload {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRulesReload.class);
 

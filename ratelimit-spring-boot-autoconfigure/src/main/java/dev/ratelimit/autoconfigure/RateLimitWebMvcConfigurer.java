@@ -15,7 +15,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * handler's {@link dev.ratelimit.RateLimited} annotations once the application has started, so that a
  * bad one stops it.
  */
-public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitializingSingleton {
+final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitializingSingleton {
 
 	private final RateLimitInterceptor interceptor;
 

@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import dev.ratelimit.web.internal.CidrBlock;
+
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;

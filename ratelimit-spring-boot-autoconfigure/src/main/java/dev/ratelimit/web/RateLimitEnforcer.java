@@ -20,6 +20,8 @@ import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.RateLimiters.Call;
 import dev.ratelimit.RateLimiters;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
+import dev.ratelimit.web.internal.AddressLists;
+import dev.ratelimit.web.internal.StatusCharge;
 
 /**
  * Takes the decisions of the rules that apply to a request, whichever web stack it came through, and

@@ -18,6 +18,7 @@ import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.web.internal.AddressLists;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;

@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import dev.ratelimit.web.internal.StatusCharge;
+
 import java.util.ArrayList;
 import java.util.List;
 

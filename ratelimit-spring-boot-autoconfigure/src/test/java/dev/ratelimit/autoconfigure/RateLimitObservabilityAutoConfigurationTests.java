@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.actuate.RateLimitEndpoint;
-import dev.ratelimit.web.MicrometerRateLimitObserver;
+import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;

@@ -3,7 +3,7 @@ package dev.ratelimit.autoconfigure;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.web.ObservationRateLimitObserver;
+import dev.ratelimit.web.internal.ObservationRateLimitObserver;
 import dev.ratelimit.web.RateLimitEnforcer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

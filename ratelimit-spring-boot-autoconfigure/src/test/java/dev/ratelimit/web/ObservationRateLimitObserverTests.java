@@ -13,6 +13,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
+import dev.ratelimit.web.internal.ObservationRateLimitObserver;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;

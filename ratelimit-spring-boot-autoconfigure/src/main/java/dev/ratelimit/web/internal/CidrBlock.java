@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

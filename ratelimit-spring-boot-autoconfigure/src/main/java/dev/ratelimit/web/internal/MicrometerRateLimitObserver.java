@@ -1,4 +1,7 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
+
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitObserver;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,9 +1,11 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.List;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.web.ResponseStatuses;
+import dev.ratelimit.web.RateLimitRule;
 
 /**
  * A charge a request took before its handler ran under a rule that counts responses by status

@@ -19,7 +19,7 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.ContentNegotiation;
+import dev.ratelimit.web.internal.ContentNegotiation;
 import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
 import dev.ratelimit.web.RateLimitEnforcer;

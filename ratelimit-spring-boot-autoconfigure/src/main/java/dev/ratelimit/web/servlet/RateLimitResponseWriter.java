@@ -13,7 +13,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
 
-import dev.ratelimit.web.ContentNegotiation;
+import dev.ratelimit.web.internal.ContentNegotiation;
 
 /**
  * Writes rate-limit headers and the entities of a

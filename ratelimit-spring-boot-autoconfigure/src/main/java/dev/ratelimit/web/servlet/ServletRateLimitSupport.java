@@ -29,7 +29,7 @@ import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.RateLimitVerdict;
 import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.StatusCharge;
+import dev.ratelimit.web.internal.StatusCharge;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.MicrometerRateLimitObserver;
+import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
 
