@@ -11,10 +11,18 @@ import org.jspecify.annotations.Nullable;
 public sealed interface PlanSource {
 
 	/**
+	 * Returns the name of the bean or the header.
+	 * @return the name
+	 */
+	String name();
+
+	/**
 	 * Returns the plan as it is configured, such as {@code bean:plans}.
 	 * @return the plan's spelling
 	 */
-	String spelling();
+	default String spelling() {
+		return ((this instanceof Bean) ? "bean:" : "header:") + name();
+	}
 
 	/**
 	 * Reads a plan source as configured: {@code bean:<name>} or {@code header:<Name>}.
@@ -40,12 +48,6 @@ public sealed interface PlanSource {
 	 * @param name the bean's name
 	 */
 	record Bean(String name) implements PlanSource {
-
-		@Override
-		public String spelling() {
-			return "bean:" + this.name;
-		}
-
 	}
 
 	/**
@@ -55,12 +57,6 @@ public sealed interface PlanSource {
 	 * @param name the header's name
 	 */
 	record Header(String name) implements PlanSource {
-
-		@Override
-		public String spelling() {
-			return "header:" + this.name;
-		}
-
 	}
 
 }

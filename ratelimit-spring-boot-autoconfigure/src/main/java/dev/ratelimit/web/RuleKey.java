@@ -18,10 +18,21 @@ public sealed interface RuleKey {
 	String kind();
 
 	/**
+	 * Returns what the key names after the {@code :}: a header, a parameter or a bean.
+	 * @return the name, or {@code null} for a key that names nothing
+	 */
+	default @Nullable String name() {
+		return null;
+	}
+
+	/**
 	 * Returns the key as it is configured, such as {@code header:X-Api-Key}.
 	 * @return the key's spelling
 	 */
-	String spelling();
+	default String spelling() {
+		String name = name();
+		return (name != null) ? kind() + ":" + name : kind();
+	}
 
 	/**
 	 * Reads a key as configured: {@code ip}, {@code header:<Name>}, {@code param:<name>},
@@ -59,11 +70,6 @@ public sealed interface RuleKey {
 			return "ip";
 		}
 
-		@Override
-		public String spelling() {
-			return "ip";
-		}
-
 	}
 
 	/**
@@ -76,11 +82,6 @@ public sealed interface RuleKey {
 		@Override
 		public String kind() {
 			return "header";
-		}
-
-		@Override
-		public String spelling() {
-			return "header:" + this.name;
 		}
 
 	}
@@ -97,11 +98,6 @@ public sealed interface RuleKey {
 			return "param";
 		}
 
-		@Override
-		public String spelling() {
-			return "param:" + this.name;
-		}
-
 	}
 
 	/** The authenticated user's name, {@code principal}: such a rule applies after authentication. */
@@ -109,11 +105,6 @@ public sealed interface RuleKey {
 
 		@Override
 		public String kind() {
-			return "principal";
-		}
-
-		@Override
-		public String spelling() {
 			return "principal";
 		}
 
@@ -131,11 +122,6 @@ public sealed interface RuleKey {
 			return "bean";
 		}
 
-		@Override
-		public String spelling() {
-			return "bean:" + this.name;
-		}
-
 	}
 
 	/** What the entry point's own resolver finds: a gateway route's {@code KeyResolver}. */
@@ -143,11 +129,6 @@ public sealed interface RuleKey {
 
 		@Override
 		public String kind() {
-			return "resolver";
-		}
-
-		@Override
-		public String spelling() {
 			return "resolver";
 		}
 
