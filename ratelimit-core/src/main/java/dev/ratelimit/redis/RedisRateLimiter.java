@@ -439,7 +439,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 
 	/**
 	 * Returns the Redis key that holds the state of {@code id} under a single limit, for operators
-	 * looking for it: {@code <prefix>:<algorithm>:<id>}, the id as {@link RedisKeys#segment(String)}
+	 * looking for it: {@code <prefix>:<algorithm>:<id>}, the id as {@link dev.ratelimit.RateLimitKeys#segment(String)}
 	 * renders it. Under several limits each has {@code <prefix>:<algorithm>:{<id>}:<window>}.
 	 * @param id the caller's key
 	 * @return the Redis key
