@@ -1,7 +1,6 @@
 package dev.ratelimit.web;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,15 +10,14 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.FailureMode;
-import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitKeys;
-import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.RateLimiters.Call;
 import dev.ratelimit.RateLimiters;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
+import dev.ratelimit.web.RuleBudgets.Budget;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.StatusCharge;
 
@@ -30,11 +28,12 @@ import dev.ratelimit.web.internal.StatusCharge;
  * memory. A request passes only if every rule allows it; the first rule that refuses it ends the check
  * (rules after it are not charged). Shadow rules are decided and counted, never refuse. Every decision
  * is reported to the observer; nothing here fails a request on its own account.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitEnforcer {
 
 	/** The budget of a request the rule exempts (its key value, or its plan): it skips the rule. */
-	private static final Budget EXEMPT = new Budget("", List.of(), null, List.of());
 
 	/** What a decision reports to when its observer failed to start it. */
 	private static final RateLimitObserver.Decision UNOBSERVED = (outcome, nanos) -> {
@@ -42,9 +41,9 @@ public final class RateLimitEnforcer {
 
 	private final RateLimitRules rules;
 
-	private final RateLimitPlans plans;
+	private final RuleBudgets budgets;
 
-	private final Clock clock;
+	private final StatusSettlement settlement;
 
 	private final FailureMode failureMode;
 
@@ -60,43 +59,19 @@ public final class RateLimitEnforcer {
 	 * @param failureMode what a request meets when a decision cannot be reached
 	 * @param local the in-memory limiter of the {@code local} failure mode, or {@code null} in the others
 	 * @param observer learns of every decision, for metrics
-	 */
-	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
-			RateLimitObserver observer) {
-		this(rules, failureMode, local, observer, RateLimitPlans.NONE);
-	}
-
-	/**
-	 * Creates an enforcer for rules with plans.
-	 * @param rules the rules and their limiters
-	 * @param failureMode what a request meets when a decision cannot be reached
-	 * @param local the in-memory limiter of the {@code local} failure mode, or {@code null} in the others
-	 * @param observer learns of every decision, for metrics
 	 * @param plans finds the plan of a key under a rule whose plans a resolver bean names
-	 */
-	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
-			RateLimitObserver observer, RateLimitPlans plans) {
-		this(rules, failureMode, local, observer, plans, Clock.systemUTC());
-	}
-
-	/**
-	 * Creates an enforcer for rules with plans and calendar quotas.
-	 * @param rules the rules and their limiters
-	 * @param failureMode what a request meets when a decision cannot be reached
-	 * @param local the in-memory limiter of the {@code local} failure mode, or {@code null} in the others
-	 * @param observer learns of every decision, for metrics
-	 * @param plans finds the plan of a key under a rule whose plans a resolver bean names
+	 * ({@link RateLimitPlans#NONE} without such rules)
 	 * @param clock tells which period of a calendar quota a request falls in
 	 */
 	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
 			RateLimitObserver observer, RateLimitPlans plans, Clock clock) {
-		this.clock = clock;
-		this.plans = plans;
 		this.rules = rules;
 		this.failureMode = failureMode;
 		this.local = local;
 		this.observer = observer;
 		this.logs = new EnforcerLogs(failureMode);
+		this.budgets = new RuleBudgets(plans, clock, this.logs);
+		this.settlement = new StatusSettlement(this.logs);
 	}
 
 	/**
@@ -150,8 +125,8 @@ public final class RateLimitEnforcer {
 			List<StatusCharge> counted, RateLimitObserver.Request observing) {
 		for (int index = from; index < applicable.size(); index++) {
 			RateLimitRule rule = applicable.get(index);
-			Budget budget = budget(rule, keys);
-			if (budget == EXEMPT) {
+			Budget budget = this.budgets.of(rule, keys);
+			if (budget == RuleBudgets.EXEMPT) {
 				continue;
 			}
 			RateLimitObserver.Decision observed = start(observing, rule);
@@ -203,7 +178,7 @@ public final class RateLimitEnforcer {
 		if (counted.isEmpty()) {
 			return CompletableFuture.completedFuture(verdict);
 		}
-		return refund(counted, async).thenApply((done) -> verdict);
+		return this.settlement.refund(counted, async).thenApply((done) -> verdict);
 	}
 
 	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, Budget budget, boolean async) {
@@ -219,7 +194,8 @@ public final class RateLimitEnforcer {
 		}
 	}
 
-	private static RuntimeException unwrap(Throwable failure) {
+	/** The cause of a failed stage, as thrown; an {@link Error} is thrown again. */
+	static RuntimeException unwrap(Throwable failure) {
 		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
 		if (cause instanceof Error error) {
@@ -250,8 +226,8 @@ public final class RateLimitEnforcer {
 		List<Budget> budgets = new ArrayList<>(applicable.size());
 		List<Call> calls = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			Budget budget = budget(rule, keys);
-			if (budget == EXEMPT) {
+			Budget budget = this.budgets.of(rule, keys);
+			if (budget == RuleBudgets.EXEMPT) {
 				continue;
 			}
 			if (budget == null) {
@@ -382,7 +358,7 @@ public final class RateLimitEnforcer {
 	 * @param status the final status of the response
 	 */
 	public void settle(List<StatusCharge> charges, int status) {
-		refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), false).join();
+		this.settlement.refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), false).join();
 	}
 
 	/**
@@ -392,34 +368,7 @@ public final class RateLimitEnforcer {
 	 * @return completes when every refund is answered; never exceptionally
 	 */
 	public CompletableFuture<Void> settleAsync(List<StatusCharge> charges, int status) {
-		return refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), true);
-	}
-
-	private CompletableFuture<Void> refund(List<StatusCharge> charges, boolean async) {
-		CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
-		for (StatusCharge charge : charges) {
-			CompletableFuture<Void> refunded;
-			try {
-				if (async) {
-					refunded = charge.limiter().refundAsync(charge.key(), charge.limits(), charge.permits());
-				}
-				else {
-					charge.limiter().refund(charge.key(), charge.limits(), charge.permits());
-					refunded = CompletableFuture.completedFuture(null);
-				}
-			}
-			catch (RuntimeException ex) {
-				refunded = CompletableFuture.failedFuture(ex);
-			}
-			all = all.thenCombine(refunded.handle((done, failure) -> {
-				if (failure != null && !(unwrap(failure) instanceof RateLimiterUnavailableException)) {
-					this.logs.unexpected(unwrap(failure));
-				}
-				// Redis down: the permits stay taken, which errs on the side of the limit
-				return null;
-			}), (first, second) -> null);
-		}
-		return all;
+		return this.settlement.refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), true);
 	}
 
 	/**
@@ -432,8 +381,7 @@ public final class RateLimitEnforcer {
 	 * key lately
 	 */
 	public boolean needsPlanLookUp(RateLimitRule rule, @Nullable String keyValue) {
-		return rule.plan() instanceof PlanSource.Bean && keyValue != null && !keyValue.isBlank()
-				&& !this.plans.isRemembered(rule, keyValue);
+		return this.budgets.needsPlanLookUp(rule, keyValue);
 	}
 
 	/**
@@ -442,7 +390,7 @@ public final class RateLimitEnforcer {
 	 * @param keyValue the request's key value
 	 */
 	public void lookUpPlan(RateLimitRule rule, String keyValue) {
-		this.plans.plan(rule, keyValue);
+		this.budgets.lookUpPlan(rule, keyValue);
 	}
 
 	/**
@@ -462,73 +410,6 @@ public final class RateLimitEnforcer {
 	 */
 	public boolean screensAddresses() {
 		return !this.rules.addressLists().isEmpty();
-	}
-
-	/**
-	 * Returns the budget a request charges under a rule. A request without the key's value is charged
-	 * under its client address, or (as the rule says) skips the rule or is refused: then {@code null}.
-	 * One whose key cannot be read (a key resolver that throws, a query string the server cannot parse)
-	 * is charged under its client address whatever the rule says, so that no request goes unlimited
-	 * for it. A key value the rule exempts ({@code allow-keys}), or whose plan is {@code unlimited},
-	 * returns {@link #EXEMPT}. Under a rule with plans, the budget has the limits of the request's plan.
-	 */
-	private @Nullable Budget budget(RateLimitRule rule, RequestKeys keys) {
-		String value;
-		try {
-			value = keys.keyValue(rule);
-		}
-		catch (RuntimeException ex) {
-			this.logs.unreadableKey(rule, ex);
-			return budget(rule, rule.budgetId(null, keys.clientAddress()), rule.limits());
-		}
-		if (rule.exempts(value)) {
-			return EXEMPT;
-		}
-		if ((value == null || value.isBlank()) && rule.missingKey() != MissingKey.CLIENT_ADDRESS) {
-			return null;
-		}
-		List<RateLimit> limits = rule.limits();
-		if (!rule.plans().isEmpty()) {
-			String plan = plan(rule, value, keys);
-			if (RateLimitPlanResolver.UNLIMITED.equals(plan)) {
-				return EXEMPT;
-			}
-			limits = rule.limitsOf(plan);
-		}
-		return budget(rule, rule.budgetId(value, keys.clientAddress()), limits);
-	}
-
-	/** A calendar quota's budget names its period; a rolling window's is the rule's and the key's. */
-	private Budget budget(RateLimitRule rule, String id, List<RateLimit> limits) {
-		RateLimitRule.CalendarBudget quota = rule.calendarBudget(id, limits, this.clock.instant());
-		if (quota == null) {
-			return new Budget(id, limits, null, limits);
-		}
-		// the limiter counts in a window that ends with the period (rounded up to the second, so that a list of
-		// limits is prepared once a second, not per call), so that its keys expire then; the headers tell the
-		// period's own length
-		Duration left = Duration.ofSeconds(Math.max(1, (quota.remaining().toMillis() + 999) / 1000));
-		List<RateLimit> untilPeriodEnd = quota.limits().stream()
-			.map((limit) -> new RateLimit(limit.limit(), left, limit.burst()))
-			.toList();
-		return new Budget(quota.id(), quota.limits(), quota.remaining(), untilPeriodEnd);
-	}
-
-	/**
-	 * Returns the plan of a request under a rule with plans: from a header, on a request that came through a
-	 * trusted proxy and naming a plan the rule configures, or from the plan resolver (cached); {@code null} for
-	 * the rule's own limits. A header from anyone else, or naming another plan ({@code unlimited} among them),
-	 * is not believed: whoever sends it gets the rule's own limits.
-	 */
-	private @Nullable String plan(RateLimitRule rule, @Nullable String keyValue, RequestKeys keys) {
-		if (rule.plan() instanceof PlanSource.Header header) {
-			if (!keys.fromTrustedProxy()) {
-				return null;
-			}
-			String named = keys.header(header.name());
-			return (named != null && rule.plans().containsKey(named)) ? named : null;
-		}
-		return (keyValue == null || keyValue.isBlank()) ? null : this.plans.plan(rule, keyValue);
 	}
 
 	private RateLimitObserver.Request begin() {
@@ -578,30 +459,6 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			this.logs.unexpected(ex);
 		}
-	}
-
-	/**
-	 * The budget a request charges under a rule: its id, the limits of its plan (as the headers announce them),
-	 * for a calendar quota how long its period has still to run (no refusal lasts longer: the next period has a
-	 * budget of its own), and the limits the limiter is asked under: the plan's, or for a calendar quota a
-	 * window that ends with the period.
-	 */
-	private record Budget(String id, List<RateLimit> limits, @Nullable Duration periodLeft, List<RateLimit> charged) {
-
-		RateLimitDecision capped(RateLimitDecision decision) {
-			if (this.periodLeft == null) {
-				return decision;
-			}
-			Duration resetAfter = min(decision.resetAfter(), this.periodLeft);
-			return decision.allowed() ? RateLimitDecision.allowed(decision.limit(), decision.remaining(), resetAfter)
-					: RateLimitDecision.rejected(decision.limit(), decision.remaining(),
-							min(decision.retryAfter(), this.periodLeft), resetAfter);
-		}
-
-		private static Duration min(Duration a, Duration b) {
-			return (a.compareTo(b) <= 0) ? a : b;
-		}
-
 	}
 
 	/**

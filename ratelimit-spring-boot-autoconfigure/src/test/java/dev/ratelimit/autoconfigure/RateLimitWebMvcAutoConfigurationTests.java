@@ -18,6 +18,7 @@ import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitObserver;
+import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
@@ -229,7 +230,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 				false);
 		RateLimitRules rules = new RateLimitRules(List.of(), factory, Map.of());
 		RateLimitInterceptor interceptor = new RateLimitInterceptor(new ServletRateLimitSupport(rules,
-				new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE), resolver, (name) -> null,
+				new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE, RateLimitPlans.NONE,
+						java.time.Clock.systemUTC()), resolver, (name) -> null,
 				new RateLimitHeaders(true, false), new ProblemDetailRejectionHandler(),
 				new RateLimitResponseWriter(List::of)));
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {

@@ -38,7 +38,8 @@ class ObservationRateLimitObserverTests {
 		RateLimitRules rules = new RateLimitRules(List.of(rule), factory, Map.of(Algorithm.GCRA, limiter));
 		RateLimitObserver observer = RateLimitObserver.composite(
 				List.of(new ObservationRateLimitObserver(this.observations), RateLimitObserver.NONE));
-		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, observer);
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, observer, RateLimitPlans.NONE,
+				java.time.Clock.systemUTC());
 		RequestKeys keys = new RequestKeys() {
 
 			@Override
