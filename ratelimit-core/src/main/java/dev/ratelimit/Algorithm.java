@@ -7,6 +7,8 @@ import java.util.Set;
 
 /**
  * The rate-limiting algorithms on offer.
+ *
+ * @since 0.1.0
  */
 public enum Algorithm {
 

@@ -13,6 +13,7 @@ import java.time.Duration;
  * lasts, at least 1 (1 for blocks of one length)
  * @param max the longest a block lasts, at least {@code blockFor} and at most {@link RateLimit#MAX_WINDOW}
  * @see RateLimiter#blocking(BlockPolicy)
+ * @since 0.1.0
  */
 public record BlockPolicy(Duration blockFor, double multiplier, Duration max) {
 

@@ -6,6 +6,8 @@ import java.time.Duration;
  * A limiter that blocks the keys it refuses for a while, as its {@link BlockPolicy} says: while a key is
  * blocked every call for it is refused, and nothing is charged. Blocks can also be read, set and lifted
  * by hand, for operators. Get one from {@link RateLimiter#blocking(BlockPolicy)}.
+ *
+ * @since 0.1.0
  */
 public interface BlockingRateLimiter extends RateLimiter {
 

@@ -12,6 +12,8 @@ import org.apache.commons.logging.LogFactory;
  * Stops calls to a failing backend for a while: after {@code failureThreshold} failures in a row it
  * opens and refuses calls at once for {@code openDuration}; then it lets one probe through, and closes
  * when a call succeeds. Logs one WARN when it opens and one INFO when it closes, never a line per call.
+ *
+ * @since 0.1.0
  */
 public final class CircuitBreaker {
 

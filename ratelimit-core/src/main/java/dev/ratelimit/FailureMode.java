@@ -2,6 +2,8 @@ package dev.ratelimit;
 
 /**
  * What a request meets when the limiter cannot reach a decision, for example because Redis is down.
+ *
+ * @since 0.1.0
  */
 public enum FailureMode {
 

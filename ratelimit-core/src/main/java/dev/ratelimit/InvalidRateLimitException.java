@@ -3,6 +3,8 @@ package dev.ratelimit;
 /**
  * Thrown when a limit, or a call made under limits, is out of range: names the argument at fault, and
  * for one of several limits its index, so that configuration can name the property.
+ *
+ * @since 0.1.0
  */
 public class InvalidRateLimitException extends IllegalArgumentException {
 

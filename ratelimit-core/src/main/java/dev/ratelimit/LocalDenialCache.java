@@ -31,6 +31,8 @@ import org.springframework.util.Assert;
  * refusal from memory or go in turn. The one call more than the permits left is the one that learns of
  * the refusal, so a key whose budget runs out costs one refused Redis call per retry period, however
  * many threads want it. Waiting only delays a call (at most a second), it never refuses one.
+ *
+ * @since 0.1.0
  */
 public final class LocalDenialCache {
 

@@ -18,6 +18,8 @@ import java.util.function.LongSupplier;
  * recently used first; a window whose budget is spent, which refuses its key, goes only when the
  * {@value #EVICTION_SCAN} least recently used windows are all spent: a flood of made-up keys cannot buy a
  * refused client a fresh window.
+ *
+ * @since 0.1.0
  */
 public final class LocalRateLimiter implements RateLimiter {
 

@@ -10,6 +10,7 @@ import java.time.Duration;
  * @param window the length of the window, at least one millisecond
  * @param burst how many permits may be taken at once, from 1 to 2^53; only the token bucket and GCRA
  * accept a burst other than {@code limit}
+ * @since 0.1.0
  */
 public record RateLimit(long limit, Duration window, long burst) {
 

@@ -11,6 +11,7 @@ import java.time.Duration;
  * up to the burst)
  * @param retryAfter how long until a rejected call could succeed; zero when allowed
  * @param resetAfter how long until the key is back to its full limit
+ * @since 0.1.0
  */
 public record RateLimitDecision(boolean allowed, long limit, long remaining, Duration retryAfter,
 		Duration resetAfter) {

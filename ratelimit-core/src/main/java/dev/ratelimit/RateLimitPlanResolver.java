@@ -7,6 +7,8 @@ import org.jspecify.annotations.Nullable;
  * 100 requests an hour, the pro tier 10,000. Declare one as a bean and name it in a rule's
  * {@code plan} as {@code bean:<beanName>}. Its answers are cached in each instance
  * ({@code ratelimit.plan-cache.*}), so it may read a database.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RateLimitPlanResolver {

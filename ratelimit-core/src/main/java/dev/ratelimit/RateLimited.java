@@ -11,6 +11,8 @@ import java.lang.annotation.Target;
  * Limits a web handler method, or every handler method of a class, the same way a
  * {@code ratelimit.rules.<name>} rule does. Repeatable: every annotation applies, and a request passes
  * only if all allow it. A class-level limit is one budget shared by all the class's handlers.
+ *
+ * @since 0.1.0
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)

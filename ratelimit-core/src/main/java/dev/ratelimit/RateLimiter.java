@@ -8,6 +8,8 @@ import java.util.function.Supplier;
 
 /**
  * Decides whether a caller identified by a key may take permits under a {@link RateLimit}.
+ *
+ * @since 0.1.0
  */
 public interface RateLimiter {
 

@@ -5,6 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thrown when a limiter cannot reach a decision, for example while Redis is down or its circuit
  * breaker is open. Callers apply their failure mode: let the call through, or refuse it.
+ *
+ * @since 0.1.0
  */
 public class RateLimiterUnavailableException extends RuntimeException {
 

@@ -17,6 +17,8 @@ import org.springframework.util.Assert;
 /**
  * A {@link RedisRateLimiter} of one algorithm under a type of its own, so that applications can
  * inject each algorithm's limiter by type. Holds no logic: every call goes to the limiter it wraps.
+ *
+ * @since 0.1.0
  */
 public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits FixedWindowRateLimiter,
 		SlidingWindowRateLimiter, SlidingWindowCounterRateLimiter, TokenBucketRateLimiter, GcraRateLimiter {

@@ -13,6 +13,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Fixed-window rate limiter: a key's window opens with its first permit and lasts the window length;
  * up to the limit is granted within it. State per key is one small hash,
  * {@code <prefix>:fixed:<id>}, that expires when its window ends.
+ *
+ * @since 0.1.0
  */
 public final class FixedWindowRateLimiter extends AlgorithmRateLimiter {
 

@@ -13,6 +13,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * {@code <prefix>:gcra:<id>}, the theoretical arrival time of the next permit; it behaves as a token
  * bucket of {@link dev.ratelimit.RateLimit#burst()} permits refilled with the limit evenly over the
  * window, with exact {@code retryAfter} and {@code resetAfter}.
+ *
+ * @since 0.1.0
  */
 public final class GcraRateLimiter extends AlgorithmRateLimiter {
 

@@ -24,6 +24,8 @@ import org.springframework.util.Assert;
  * (a {@link SmartLifecycle}), or else on the first call: no caller ever waits for a connect beyond the
  * timeout. Standalone, Sentinel and Cluster connections alike. {@link #runAsync} holds no thread while
  * Redis answers: its future completes on Lettuce's I/O thread, or on a timer thread when Redis is late.
+ *
+ * @since 0.1.0
  */
 public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecycle, AutoCloseable {
 

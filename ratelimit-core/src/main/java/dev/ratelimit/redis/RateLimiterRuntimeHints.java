@@ -12,6 +12,8 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  * Tells an ahead-of-time build what the limiters load at run time without a reference the compiler can see: their
  * Lua scripts, read from the class path, and the {@link RateLimited} annotations, whose attributes are read
  * reflectively from handler methods. Registered in {@code META-INF/spring/aot.factories}.
+ *
+ * @since 0.1.0
  */
 public final class RateLimiterRuntimeHints implements RuntimeHintsRegistrar {
 

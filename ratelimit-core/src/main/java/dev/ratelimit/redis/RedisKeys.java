@@ -10,6 +10,8 @@ import dev.ratelimit.RateLimit;
  * Every key format of a Redis limiter, in one place: the Redis keys a script touches and the keys of the
  * local denial cache. Caller-chosen ids map to their own bounded, inert key segment
  * ({@link RateLimitKeys#segment}); the local fallback's keys are {@link RateLimitKeys#local}.
+ *
+ * @since 0.1.0
  */
 public final class RedisKeys {
 

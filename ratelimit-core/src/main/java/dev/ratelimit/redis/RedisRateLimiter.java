@@ -32,6 +32,8 @@ import org.springframework.util.Assert;
  * denial cache refuses keys Redis refused without calling it again, and a fallback decides while
  * Redis cannot; without a fallback such a call fails with {@link RateLimiterUnavailableException}.
  * Build one with {@link #builder(Algorithm, RedisScriptRunner)}.
+ *
+ * @since 0.1.0
  */
 public final class RedisRateLimiter implements RateLimiter, RateLimiters.Together {
 

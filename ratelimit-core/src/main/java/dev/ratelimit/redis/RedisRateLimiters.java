@@ -15,6 +15,8 @@ import org.springframework.util.Assert;
 /**
  * Decides several calls of {@link RedisRateLimiter Redis limiters}, of any algorithms, all or nothing in
  * one round trip: when one call would be refused, no call is charged. For the rules of one request.
+ *
+ * @since 0.1.0
  */
 public final class RedisRateLimiters {
 

@@ -9,6 +9,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * Runs a limiter's Lua script: {@code EVALSHA}, falling back to {@code EVAL} when the server does not
  * know the script yet.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RedisScriptRunner {

@@ -12,6 +12,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Sliding-window-counter rate limiter: the current fixed window's count plus the previous window's,
  * weighted by the share of it that still lies in the last window (Cloudflare's approximation). State
  * per key is one small hash, {@code <prefix>:sliding-counter:<id>}: O(1) memory whatever the limit.
+ *
+ * @since 0.1.0
  */
 public final class SlidingWindowCounterRateLimiter extends AlgorithmRateLimiter {
 

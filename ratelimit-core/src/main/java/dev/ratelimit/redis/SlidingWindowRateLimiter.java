@@ -13,6 +13,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Sliding-window-log rate limiter: every permit is recorded with its time in a sorted set,
  * {@code <prefix>:sliding:<id>}, and a call is granted while fewer than the limit lie within the last
  * window. Exact at every instant; memory per key grows with the limit.
+ *
+ * @since 0.1.0
  */
 public final class SlidingWindowRateLimiter extends AlgorithmRateLimiter {
 

@@ -12,6 +12,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Token-bucket rate limiter: a bucket of {@link dev.ratelimit.RateLimit#burst()} tokens (the limit by
  * default) refilled with the limit evenly over the window, one token per permit. State per key is one
  * small hash, {@code <prefix>:token-bucket:<id>}, that expires when the bucket is full again.
+ *
+ * @since 0.1.0
  */
 public final class TokenBucketRateLimiter extends AlgorithmRateLimiter {
 

@@ -46,6 +46,8 @@ import org.springframework.boot.convert.DurationStyle;
  * without charging it; and a reset of one key, for support staff unblocking a customer. The key is the
  * value the rule's key resolves to: a client address for {@code ip}, the header's value for
  * {@code header:<Name>}, and so on. Reads the {@link RateLimitRules}, whichever web stack applies them.
+ *
+ * @since 0.1.0
  */
 @Endpoint(id = "ratelimit")
 public class RateLimitEndpoint {

@@ -35,6 +35,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Registers a Redis rate limiter bean per algorithm when a {@link RedisConnectionFactory} is present,
  * all sharing one script runner bounded by {@code ratelimit.timeout}, one circuit breaker, one local
  * denial cache and, in the {@code local} failure mode, one in-memory fallback.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(RedisConnectionFactory.class)

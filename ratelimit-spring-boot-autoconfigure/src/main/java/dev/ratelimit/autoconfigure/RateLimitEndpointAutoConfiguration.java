@@ -25,6 +25,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Registers the {@code ratelimit} actuator endpoint when Actuator is present, exposed only as the
  * application's {@code management.endpoints.*} settings allow.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)

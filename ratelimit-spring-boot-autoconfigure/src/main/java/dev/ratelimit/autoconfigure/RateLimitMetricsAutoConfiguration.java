@@ -22,6 +22,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Publishes rate-limit metrics to Micrometer: decisions by rule and outcome, decision latency,
  * rejections served by the local denial cache, and whether Redis is available.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class, before = RateLimitWebAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")

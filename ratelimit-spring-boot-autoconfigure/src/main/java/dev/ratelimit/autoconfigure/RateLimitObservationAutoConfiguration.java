@@ -14,6 +14,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Makes each rate-limit decision an observation, {@code ratelimit.decision}, when the application has an
  * {@link ObservationRegistry}: the decision and its Redis round trip show in traces next to the request.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(before = RateLimitWebAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")

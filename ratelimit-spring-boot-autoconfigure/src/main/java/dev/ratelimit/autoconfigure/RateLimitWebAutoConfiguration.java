@@ -52,6 +52,8 @@ import org.springframework.web.context.WebApplicationContext;
  * {@link dev.ratelimit.RateLimited} handlers with the limiter of each algorithm, the
  * {@link RateLimitEnforcer} that decides requests and applies the failure mode, the rate-limit headers,
  * the client-address resolver and the {@link RateLimitRejectionHandler}.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class })
 @ConditionalOnWebApplication

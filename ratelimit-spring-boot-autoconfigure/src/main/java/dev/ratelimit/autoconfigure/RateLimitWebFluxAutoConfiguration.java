@@ -32,6 +32,8 @@ import org.springframework.web.server.WebFilter;
  * {@link RateLimitWebFilter} ahead of Spring Security for the rules from properties, and a
  * {@link RateLimitHandlerWebFilter} behind it for the rules of annotated handlers and those keyed by
  * {@code principal}. Neither blocks a thread on Redis.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class,
 		afterName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")

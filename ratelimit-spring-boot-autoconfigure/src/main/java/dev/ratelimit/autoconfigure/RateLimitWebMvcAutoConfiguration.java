@@ -39,6 +39,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * Applies the shared {@link RateLimitRules} in servlet applications: a {@link RateLimitFilter} ahead
  * of Spring Security for the rules from properties, and a {@link RateLimitInterceptor} in Spring MVC for
  * the rules of annotated handlers and those keyed by {@code principal}.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)

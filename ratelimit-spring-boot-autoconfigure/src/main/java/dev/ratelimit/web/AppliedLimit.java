@@ -9,6 +9,7 @@ import dev.ratelimit.RateLimitDecision;
  * @param policy the policy name: the rule's name, with the window when the rule has several limits
  * @param limit the limit
  * @param decision the decision
+ * @since 0.1.0
  */
 public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision) {
 }

@@ -11,6 +11,8 @@ import java.time.temporal.TemporalAdjusters;
 /**
  * A calendar period of a quota: it starts at local midnight, on Monday, or on the first of the month, in
  * a time zone, whatever the length of that day (daylight-saving changes) or month.
+ *
+ * @since 0.1.0
  */
 public enum CalendarPeriod {
 

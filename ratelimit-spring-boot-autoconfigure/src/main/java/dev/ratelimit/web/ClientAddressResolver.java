@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * malformed hop among the trusted ones falls back to the remote address. For budgets, an IPv6 address stands
  * for its network of {@code ipv6PrefixLength} bits ({@link #budgetAddress}), so that a client holding a /64 or
  * a /56 does not get a fresh budget for every address of it; an IPv4-mapped IPv6 address is read as IPv4.
+ *
+ * @since 0.1.0
  */
 public final class ClientAddressResolver {
 

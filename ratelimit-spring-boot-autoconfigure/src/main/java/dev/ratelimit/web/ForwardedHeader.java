@@ -2,6 +2,8 @@ package dev.ratelimit.web;
 
 /**
  * The header through which the trusted proxies pass on the client address.
+ *
+ * @since 0.1.0
  */
 public enum ForwardedHeader {
 

@@ -4,6 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown when a rule's definition is invalid: names the attribute, its value and the fix.
+ *
+ * @since 0.1.0
  */
 public class InvalidRateLimitRuleException extends IllegalArgumentException {
 

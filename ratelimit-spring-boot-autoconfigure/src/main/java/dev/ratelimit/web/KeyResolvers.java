@@ -3,6 +3,8 @@ package dev.ratelimit.web;
 /**
  * Tells which beans a rule's {@code bean:<name>} key may name: those of the key-resolver type of the
  * web stack that applies the rule.
+ *
+ * @since 0.1.0
  */
 public interface KeyResolvers {
 

@@ -16,6 +16,7 @@ import dev.ratelimit.RateLimit;
  * @param window the window, {@code null} when not set
  * @param burst for the token bucket and GCRA, how many may be taken at once; {@code null} for the
  * limit
+ * @since 0.1.0
  */
 public record LimitDefinition(String prefix, @Nullable Long limit, @Nullable Duration window,
 		@Nullable Long burst) {

@@ -2,6 +2,8 @@ package dev.ratelimit.web;
 
 /**
  * What a rule does with a request that lacks its key: the header, parameter or principal it reads.
+ *
+ * @since 0.1.0
  */
 public enum MissingKey {
 

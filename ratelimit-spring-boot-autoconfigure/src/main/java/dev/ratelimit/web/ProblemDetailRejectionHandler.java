@@ -13,6 +13,8 @@ import org.springframework.http.ResponseEntity;
 /**
  * The default {@link RateLimitRejectionHandler}: an RFC 9457 {@link ProblemDetail}, with the violated
  * policies' names as the {@code violatedPolicies} property, sent as {@code application/problem+json}.
+ *
+ * @since 0.1.0
  */
 public final class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
 

@@ -10,6 +10,8 @@ import org.springframework.http.HttpHeaders;
  * Builds the rate-limit headers of draft-ietf-httpapi-ratelimit-headers ({@code RateLimit-Policy},
  * {@code RateLimit}), optionally the legacy {@code X-RateLimit-*} ones, and {@code Retry-After} of
  * refused requests, for any web stack to set.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitHeaders {
 

@@ -5,6 +5,8 @@ import java.util.function.Supplier;
 
 /**
  * Learns of every decision the rules take for requests, for metrics and traces.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RateLimitObserver {

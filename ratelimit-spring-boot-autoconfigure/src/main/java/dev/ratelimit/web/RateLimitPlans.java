@@ -25,6 +25,8 @@ import org.springframework.util.Assert;
  * under its SHA-256 (as Redis keys are), and an answer that names no plan of the rule (nor {@code unlimited})
  * is remembered as no plan; past {@code maxKeys} entries, expired ones are dropped (at most once a second),
  * then, if still full, the oldest half of the look-ups is forgotten.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitPlans {
 

@@ -9,6 +9,8 @@ import org.springframework.http.ResponseEntity;
  * {@code missing-key=reject}. The web stack writes the entity's body through the application's message
  * converters (or codecs), after the rate-limit headers and {@code Retry-After}, which the entity's own
  * headers may replace. Declare a bean of this type to send another body.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RateLimitRejectionHandler {

@@ -32,6 +32,8 @@ import org.springframework.web.util.pattern.PatternParseException;
  * Turns rule definitions, from properties or from {@link RateLimited} annotations, into checked
  * {@link RateLimitRule rules}, whichever web stack applies them. Every problem is an
  * {@link InvalidRateLimitRuleException} that names the attribute, its value and the fix.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitRuleFactory {
 

@@ -28,6 +28,8 @@ import org.springframework.web.method.HandlerMethod;
  * limiter that decides each: the one source that the web stacks, the actuator endpoint and the metrics
  * read. Answers which rules apply to a request from its method, path and handler; knows no servlet or
  * reactive type.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitRules {
 

@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param counted the charges taken under rules that count responses by status, to settle with
  * {@link RateLimitEnforcer#settle} once the final status is known; empty when the request is refused (they
  * were given back)
+ * @since 0.1.0
  */
 public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
 		@Nullable RateLimitRule missingKey, List<StatusCharge> counted) {

@@ -6,6 +6,8 @@ import java.util.List;
 /**
  * The response statuses a rule charges, such as {@code 401,403}, {@code 4xx} or {@code 500-599}: the
  * rule checks its budget before the handler and charges it after the response, by its status.
+ *
+ * @since 0.1.0
  */
 public final class ResponseStatuses {
 

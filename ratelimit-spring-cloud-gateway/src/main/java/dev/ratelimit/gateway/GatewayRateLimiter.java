@@ -41,6 +41,8 @@ import org.springframework.web.server.ResponseStatusException;
  * and {@code RateLimit} headers and, when refused, {@code Retry-After}. When no decision can be reached the
  * failure mode applies: {@code fail-open} lets the request through, {@code fail-closed} refuses it (with the
  * filter's status and {@code Retry-After: 1}), {@code local} decides in this instance's memory.
+ *
+ * @since 0.1.0
  */
 public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config>, ApplicationListener<FilterArgsEvent> {
 

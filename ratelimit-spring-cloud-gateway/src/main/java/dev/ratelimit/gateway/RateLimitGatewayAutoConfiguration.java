@@ -35,6 +35,8 @@ import org.springframework.http.HttpStatus;
  * {@link RateLimitEnforcer} of every web stack. Runs before the gateway's own auto-configurations, so that the
  * filter finds it, and removes the {@code RedisRateLimiter} that Spring Cloud Gateway would register beside it:
  * that bean backs off only for a bean of its own class. A rate limiter of the application's own replaces this one.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class },
 		beforeName = { "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration",

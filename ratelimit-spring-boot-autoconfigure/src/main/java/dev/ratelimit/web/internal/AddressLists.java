@@ -9,6 +9,7 @@ import java.util.List;
  * @param allow the blocks whose requests skip every rule, without a Redis call
  * @param deny the blocks whose requests are refused with 403 before any rule; a denied address stays
  * denied even when it is also allowed
+ * @since 0.1.0
  */
 public record AddressLists(List<CidrBlock> allow, List<CidrBlock> deny) {
 

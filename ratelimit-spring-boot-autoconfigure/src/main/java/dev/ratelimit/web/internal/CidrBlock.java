@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A block of IPv4 or IPv6 addresses in CIDR notation ({@code 10.0.0.0/8}, {@code ::1/128}); a single
  * address stands for itself.
+ *
+ * @since 0.1.0
  */
 public final class CidrBlock {
 

@@ -12,6 +12,8 @@ import org.springframework.http.ResponseEntity;
 
 /**
  * Chooses the media types a rejection's body may be written in, for the writers of every web stack.
+ *
+ * @since 0.1.0
  */
 public final class ContentNegotiation {
 

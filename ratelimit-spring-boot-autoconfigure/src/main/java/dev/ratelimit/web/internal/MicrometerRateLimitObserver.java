@@ -15,6 +15,8 @@ import io.micrometer.core.instrument.Timer;
  * Records decisions as Micrometer meters: a counter {@code ratelimit.decisions} tagged with the rule
  * and the outcome, and a timer {@code ratelimit.decision.duration} tagged with the rule. Tag values are
  * bounded: rule names and outcomes, never client keys.
+ *
+ * @since 0.1.0
  */
 public final class MicrometerRateLimitObserver implements RateLimitObserver {
 

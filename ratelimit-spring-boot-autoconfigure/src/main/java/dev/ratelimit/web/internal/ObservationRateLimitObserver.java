@@ -12,6 +12,8 @@ import io.micrometer.observation.ObservationRegistry;
  * Makes each rule's decision an {@link Observation} named {@value #NAME}, with the low-cardinality key
  * values {@code rule} and {@code outcome}: in traces, the Redis round trip of a decision shows next to
  * the request, as a child of its observation. Never a client key.
+ *
+ * @since 0.1.0
  */
 public final class ObservationRateLimitObserver implements RateLimitObserver {
 

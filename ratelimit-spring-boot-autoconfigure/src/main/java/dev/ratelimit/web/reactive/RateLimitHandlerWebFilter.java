@@ -12,6 +12,8 @@ import org.springframework.web.server.WebFilterChain;
  * that need the handler or an authenticated user: those of {@link dev.ratelimit.RateLimited} WebFlux
  * handler methods, and those from properties keyed by {@code principal}. The other rules are the
  * {@link RateLimitWebFilter}'s.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 

@@ -13,6 +13,8 @@ import org.springframework.web.server.WebFilterChain;
  * Security's -100). Rules keyed by {@code principal}, which need an authenticated request, and the
  * rules of {@link dev.ratelimit.RateLimited} handlers are the {@link RateLimitHandlerWebFilter}'s. No
  * thread waits for Redis: the exchange goes on when the decision arrives.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitWebFilter implements WebFilter, Ordered {
 

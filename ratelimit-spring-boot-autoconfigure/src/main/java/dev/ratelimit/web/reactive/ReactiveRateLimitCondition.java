@@ -7,6 +7,8 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * Decides, without blocking, whether a rule applies to a WebFlux exchange, for what paths and methods
  * cannot say. Declare one as a bean and name it in a rule's {@code condition} as {@code bean:<beanName>}.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface ReactiveRateLimitCondition {

@@ -7,6 +7,8 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * Decides whose budget a WebFlux request charges, without blocking. Declare one as a bean and name it in
  * a rule's key as {@code bean:<beanName>}.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface ReactiveRateLimitKeyResolver {

@@ -50,6 +50,8 @@ import org.springframework.web.server.ServerWebExchange;
  * has the {@link RateLimitEnforcer} decide asynchronously, sets the rate-limit headers of every rule
  * applied to the exchange so far, and answers a refused exchange with the
  * {@link RateLimitRejectionHandler}'s response, written through the application's codecs.
+ *
+ * @since 0.1.0
  */
 public final class ReactiveRateLimitSupport {
 

@@ -6,6 +6,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * Decides whether a rule applies to a servlet request, for what paths and methods cannot say: skip
  * health probes of a load balancer, internal callers, requests of a kind. Declare one as a bean and name
  * it in a rule's {@code condition} as {@code bean:<beanName>}.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RateLimitCondition {

@@ -15,6 +15,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * authorization would refuse with 403 are counted and refused like any other. Rules keyed by
  * {@code principal}, which need an authenticated request, and the rules of
  * {@link dev.ratelimit.RateLimited} handlers are the {@link RateLimitInterceptor}'s.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitFilter extends OncePerRequestFilter {
 

@@ -10,6 +10,8 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * Applies, before a handler runs, the rules that need the handler or an authenticated user: those of
  * {@link dev.ratelimit.RateLimited} handlers, and those from properties keyed by {@code principal}.
  * The other rules from properties are applied earlier, by the {@link RateLimitFilter}.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitInterceptor implements HandlerInterceptor {
 

@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Decides whose budget a request charges. Declare one as a bean and name it in a rule's key as
  * {@code bean:<beanName>}.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RateLimitKeyResolver {

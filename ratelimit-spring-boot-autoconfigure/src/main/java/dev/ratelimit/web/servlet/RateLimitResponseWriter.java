@@ -19,6 +19,8 @@ import dev.ratelimit.web.internal.ContentNegotiation;
  * Writes rate-limit headers and the entities of a
  * {@link dev.ratelimit.web.RateLimitRejectionHandler} to servlet responses, the body through the
  * application's message converters in a media type the client accepts.
+ *
+ * @since 0.1.0
  */
 public final class RateLimitResponseWriter {
 

@@ -41,6 +41,8 @@ import org.springframework.web.util.UriUtils;
  * {@link RateLimitInterceptor} alike: reads each rule's key from the request, has the
  * {@link RateLimitEnforcer} decide, sets the rate-limit headers of every rule applied to the request so
  * far, and answers a refused request with the {@link RateLimitRejectionHandler}'s response.
+ *
+ * @since 0.1.0
  */
 public final class ServletRateLimitSupport {
 
