@@ -37,10 +37,6 @@ final class Deadlines {
 		this.stallClock = stallClock;
 	}
 
-	Duration timeout() {
-		return this.timeout;
-	}
-
 	long timeoutNanos() {
 		return this.timeoutNanos;
 	}

@@ -29,13 +29,8 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 		}
 		else if (rejection instanceof RateLimitRejection.MissingKey missing) {
 			RateLimitRule rule = missing.rule();
-			RuleKey key = rule.key();
-			String wanted = (key instanceof RuleKey.Header header) ? "the header " + header.name()
-					: (key instanceof RuleKey.Param param) ? "the parameter " + param.name()
-							: (key instanceof RuleKey.Principal) ? "an authenticated user"
-									: "a key (" + key.spelling() + ")";
 			problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-					"Rate limit '" + rule.name() + "' needs " + wanted + "; send it and try again.");
+					"Rate limit '" + rule.name() + "' needs " + wanted(rule.key()) + "; send it and try again.");
 			problem.setProperty("missingKey", rule.key().spelling());
 		}
 		else if (rejection instanceof RateLimitRejection.Unavailable) {
@@ -65,6 +60,20 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 			// a path that is no URI reference names no instance
 		}
 		return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+	}
+
+	/** What a request lacking the key should send. */
+	private static String wanted(RuleKey key) {
+		if (key instanceof RuleKey.Header header) {
+			return "the header " + header.name();
+		}
+		if (key instanceof RuleKey.Param param) {
+			return "the parameter " + param.name();
+		}
+		if (key instanceof RuleKey.Principal) {
+			return "an authenticated user";
+		}
+		return "a key (" + key.spelling() + ")";
 	}
 
 	private static String describe(Duration window) {
