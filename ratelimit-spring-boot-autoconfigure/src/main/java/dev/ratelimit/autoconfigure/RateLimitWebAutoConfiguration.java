@@ -19,6 +19,7 @@ import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitObserver;
 import dev.ratelimit.web.RateLimitPlans;
@@ -110,6 +111,13 @@ public final class RateLimitWebAutoConfiguration {
 		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
 				RateLimitObserver.composite(observers.orderedStream().toList()), plans,
 				clock.getIfUnique(Clock::systemUTC));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitFlow rateLimitFlow(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+			RateLimitHeaders headers) {
+		return new RateLimitFlow(rules, enforcer, addresses, headers);
 	}
 
 	@Bean

@@ -4,7 +4,7 @@ import java.util.List;
 
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
@@ -45,13 +45,13 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ReactiveRateLimitSupport rateLimitReactiveSupport(RateLimitRules rules, RateLimitEnforcer enforcer,
-			ClientAddressResolver addresses, RateLimitHeaders headers, RateLimitRejectionHandler rejections,
+	ReactiveRateLimitSupport rateLimitReactiveSupport(RateLimitFlow flow, RateLimitEnforcer enforcer,
+			ClientAddressResolver addresses, RateLimitRejectionHandler rejections,
 			ObjectProvider<ServerCodecConfigurer> codecs, ObjectProvider<RequestMappingHandlerMapping> mappings,
 			ListableBeanFactory beanFactory) {
-		return new ReactiveRateLimitSupport(rules, enforcer, addresses,
+		return new ReactiveRateLimitSupport(flow, enforcer, addresses,
 				(name) -> beanFactory.getBean(name, ReactiveRateLimitKeyResolver.class),
-				(name) -> beanFactory.getBean(name, ReactiveRateLimitCondition.class), headers, rejections,
+				(name) -> beanFactory.getBean(name, ReactiveRateLimitCondition.class), rejections,
 				codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters(), mappings.orderedStream().toList());
 	}
 

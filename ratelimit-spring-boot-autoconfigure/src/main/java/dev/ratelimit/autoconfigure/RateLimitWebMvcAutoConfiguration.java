@@ -7,7 +7,7 @@ import jakarta.servlet.DispatcherType;
 
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitCondition;
@@ -51,13 +51,12 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ServletRateLimitSupport rateLimitServletSupport(RateLimitRules rules, RateLimitEnforcer enforcer,
-			ClientAddressResolver addresses,
-			RateLimitHeaders headers, RateLimitRejectionHandler rejections,
+	ServletRateLimitSupport rateLimitServletSupport(RateLimitFlow flow, RateLimitEnforcer enforcer,
+			ClientAddressResolver addresses, RateLimitRejectionHandler rejections,
 			ObjectProvider<RequestMappingHandlerAdapter> adapters, ListableBeanFactory beanFactory) {
-		return new ServletRateLimitSupport(rules, enforcer, addresses,
+		return new ServletRateLimitSupport(flow, enforcer, addresses,
 				(name) -> beanFactory.getBean(name, RateLimitKeyResolver.class),
-				(name) -> beanFactory.getBean(name, RateLimitCondition.class), headers, rejections,
+				(name) -> beanFactory.getBean(name, RateLimitCondition.class), rejections,
 				new RateLimitResponseWriter(SingletonSupplier.of(() -> converters(adapters))));
 	}
 

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -144,45 +143,6 @@ public final class RateLimitRules {
 					}
 					return List.copyOf(built);
 				});
-	}
-
-	/**
-	 * Returns the rules whose condition bean, if they name one, says that they apply to the request; a
-	 * condition that throws counts as applying (its failure is logged at most once a minute).
-	 * @param matched the rules that match the request
-	 * @param applies asks a rule's condition bean
-	 * @return the rules that apply
-	 */
-	public static List<RateLimitRule> withConditions(List<RateLimitRule> matched, Predicate<RateLimitRule> applies) {
-		List<RateLimitRule> applicable = null;
-		for (int i = 0; i < matched.size(); i++) {
-			RateLimitRule rule = matched.get(i);
-			if (rule.condition() == null) {
-				if (applicable != null) {
-					applicable.add(rule);
-				}
-				continue;
-			}
-			if (appliesOrFails(rule, applies)) {
-				if (applicable != null) {
-					applicable.add(rule);
-				}
-			}
-			else if (applicable == null) {
-				applicable = new ArrayList<>(matched.subList(0, i));
-			}
-		}
-		return (applicable != null) ? applicable : matched;
-	}
-
-	private static boolean appliesOrFails(RateLimitRule rule, Predicate<RateLimitRule> applies) {
-		try {
-			return applies.test(rule);
-		}
-		catch (RuntimeException ex) {
-			conditionFailed(rule, ex);
-			return true;
-		}
 	}
 
 	/**

@@ -16,6 +16,7 @@ import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitObserver;
 import dev.ratelimit.web.RateLimitPlans;
@@ -229,10 +230,11 @@ class RateLimitWebMvcAutoConfigurationTests {
 						RateLimitKeyResolver.class),
 				false);
 		RateLimitRules rules = new RateLimitRules(List.of(), factory, Map.of());
-		RateLimitInterceptor interceptor = new RateLimitInterceptor(new ServletRateLimitSupport(rules,
-				new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE, RateLimitPlans.NONE,
-						java.time.Clock.systemUTC()), resolver, (name) -> null,
-				new RateLimitHeaders(true, false), new ProblemDetailRejectionHandler(),
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
+				RateLimitPlans.NONE, java.time.Clock.systemUTC());
+		RateLimitInterceptor interceptor = new RateLimitInterceptor(new ServletRateLimitSupport(
+				new RateLimitFlow(rules, enforcer, resolver, new RateLimitHeaders(true, false)), enforcer, resolver,
+				(name) -> null, (name) -> null, new ProblemDetailRejectionHandler(),
 				new RateLimitResponseWriter(List::of)));
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitInterceptor.class);

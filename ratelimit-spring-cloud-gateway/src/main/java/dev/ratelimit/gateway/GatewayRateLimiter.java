@@ -2,7 +2,6 @@ package dev.ratelimit.gateway;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,19 +13,15 @@ import reactor.core.publisher.Mono;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
-import dev.ratelimit.web.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.RateLimitVerdict;
-import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
 
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
 import org.springframework.context.ApplicationListener;
 import org.springframework.cloud.gateway.support.HttpStatusHolder;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.util.Assert;
 import org.springframework.web.server.ResponseStatusException;
@@ -51,9 +46,7 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 
 	private static final Log logger = LogFactory.getLog(GatewayRateLimiter.class);
 
-	private final RateLimitEnforcer enforcer;
-
-	private final RateLimitHeaders headers;
+	private final RateLimitFlow flow;
 
 	private final RouteArgs args;
 
@@ -68,21 +61,18 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 
 	/**
 	 * Creates a limiter.
-	 * @param enforcer decides the rules of the routes and applies the failure mode
-	 * @param headers builds the rate-limit headers
+	 * @param flow decides the rules of the routes, applies the failure mode and builds the headers, as it does
+	 * for every web stack
 	 * @param rules checks the limits of each route, and knows the default algorithm
 	 * @param emptyKeys what the {@code RequestRateLimiter} filter does with a request whose key is empty, as
 	 * {@code spring.cloud.gateway.server.webflux.filter.request-rate-limiter.*} says, for a key that is blank
 	 * rather than absent (which the filter handles before asking the limiter)
 	 */
-	public GatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers, RateLimitRuleFactory rules,
-			EmptyKeys emptyKeys) {
-		Assert.notNull(enforcer, "enforcer must not be null");
-		Assert.notNull(headers, "headers must not be null");
+	public GatewayRateLimiter(RateLimitFlow flow, RateLimitRuleFactory rules, EmptyKeys emptyKeys) {
+		Assert.notNull(flow, "flow must not be null");
 		Assert.notNull(rules, "rules must not be null");
 		Assert.notNull(emptyKeys, "emptyKeys must not be null");
-		this.enforcer = enforcer;
-		this.headers = headers;
+		this.flow = flow;
 		this.args = new RouteArgs(rules);
 		this.emptyKeys = emptyKeys;
 	}
@@ -153,18 +143,10 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		// on the event loop of the request's connection, and the limiters' asynchronous answers come back on the
 		// loop they were asked on (docs/limiters.md): the filters after this one go on there.
 		// with the request's server observation current, the decision's observation is its child
-		return Mono
-			.deferContextual((context) -> Mono.fromFuture(() -> ReactiveRateLimitSupport.inRequest(context,
-					() -> this.enforcer.enforceAsync(() -> "route '" + routeId + "'", List.of(rule), new ResolvedKey(id))),
-					true))
-			.map((verdict) -> new Response(verdict.allowed(), headers(verdict)));
-	}
-
-	private Map<String, String> headers(RateLimitVerdict verdict) {
-		HttpHeaders headers = this.headers.of(verdict);
-		Map<String, String> map = new LinkedHashMap<>();
-		headers.forEach((name, values) -> map.put(name, String.join(", ", values)));
-		return map;
+		return Mono.deferContextual((context) -> Mono.fromFuture(() -> {
+			RouteExchange exchange = new RouteExchange(routeId, id, context);
+			return this.flow.apply(exchange, List.of(rule)).thenApply((allowed) -> new Response(allowed, exchange.headers()));
+		}, true));
 	}
 
 	/**
@@ -193,24 +175,6 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 	 */
 	public @Nullable RateLimitRule rule(String routeId) {
 		return this.rules.get(routeId);
-	}
-
-	/**
-	 * The key the route's {@code KeyResolver} found, never empty: the filter refuses or lets through requests
-	 * without one before asking the limiter.
-	 */
-	private record ResolvedKey(String id) implements RateLimitEnforcer.RequestKeys {
-
-		@Override
-		public String keyValue(RateLimitRule rule) {
-			return this.id;
-		}
-
-		@Override
-		public String clientAddress() {
-			return this.id;
-		}
-
 	}
 
 	/**

@@ -5,8 +5,7 @@ import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.web.KeyResolvers;
-import dev.ratelimit.web.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -32,7 +31,7 @@ import org.springframework.http.HttpStatus;
 /**
  * Makes ratelimit's {@link GatewayRateLimiter} the rate limiter of Spring Cloud Gateway's
  * {@code RequestRateLimiter} filter when the starter's Redis limiters are configured, deciding with the
- * {@link RateLimitEnforcer} of every web stack. Runs before the gateway's own auto-configurations, so that the
+ * {@link RateLimitFlow} of every web stack. Runs before the gateway's own auto-configurations, so that the
  * filter finds it, and removes the {@code RedisRateLimiter} that Spring Cloud Gateway would register beside it:
  * that bean backs off only for a bean of its own class. A rate limiter of the application's own replaces this one.
  *
@@ -45,7 +44,7 @@ import org.springframework.http.HttpStatus;
 		RequestRateLimiterGatewayFilterFactory.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = GatewayProperties.PREFIX + ".enabled", matchIfMissing = true)
-@ConditionalOnBean({ RedisScriptRunner.class, RateLimitEnforcer.class, RateLimitHeaders.class })
+@ConditionalOnBean({ RedisScriptRunner.class, RateLimitFlow.class })
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitGatewayAutoConfiguration {
 
@@ -54,9 +53,9 @@ public final class RateLimitGatewayAutoConfiguration {
 	@Bean(LIMITER_BEAN_NAME)
 	@ConditionalOnMissingBean(org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class)
 	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
-	GatewayRateLimiter ratelimitGatewayRateLimiter(RateLimitEnforcer enforcer, RateLimitHeaders headers,
-			RateLimitProperties properties, ObjectProvider<GatewayProperties> gateway, Environment environment) {
-		GatewayRateLimiter limiter = new GatewayRateLimiter(enforcer, headers,
+	GatewayRateLimiter ratelimitGatewayRateLimiter(RateLimitFlow flow, RateLimitProperties properties,
+			ObjectProvider<GatewayProperties> gateway, Environment environment) {
+		GatewayRateLimiter limiter = new GatewayRateLimiter(flow,
 				new RateLimitRuleFactory(properties.getDefaultAlgorithm(), NoKeyResolvers.INSTANCE,
 						properties.isShadow()),
 				emptyKeys(environment));

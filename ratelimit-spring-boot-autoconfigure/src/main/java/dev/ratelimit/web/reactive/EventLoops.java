@@ -1,8 +1,9 @@
 package dev.ratelimit.web.reactive;
 
+import java.util.concurrent.CompletableFuture;
+
 import io.netty.channel.EventLoop;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
@@ -23,13 +24,13 @@ final class EventLoops {
 	private EventLoops() {
 	}
 
-	static <T> Mono<T> backOn(ServerWebExchange exchange, Mono<T> decision) {
+	static <T> CompletableFuture<T> backOn(ServerWebExchange exchange, CompletableFuture<T> decision) {
 		EventLoop loop = REACTOR_NETTY ? NettyLoop.of(exchange) : null;
 		if (loop == null) {
 			return decision;
 		}
-		return decision.flatMap((value) -> loop.inEventLoop() ? Mono.just(value)
-				: Mono.create((sink) -> loop.execute(() -> sink.success(value))));
+		return decision.thenCompose((value) -> loop.inEventLoop() ? CompletableFuture.completedFuture(value)
+				: CompletableFuture.supplyAsync(() -> value, loop));
 	}
 
 	/** Reads Reactor Netty's types only when they are on the class path. */

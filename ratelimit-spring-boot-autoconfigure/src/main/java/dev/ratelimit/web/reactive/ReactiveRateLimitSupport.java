@@ -2,10 +2,11 @@ package dev.ratelimit.web.reactive;
 
 import java.net.InetSocketAddress;
 import java.security.Principal;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -19,17 +20,15 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.internal.ContentNegotiation;
-import dev.ratelimit.web.PlanSource;
-import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
 import dev.ratelimit.web.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRules;
-import dev.ratelimit.web.RateLimitVerdict;
 import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.web.internal.ContentNegotiation;
+import dev.ratelimit.web.internal.StatusCharge;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
@@ -46,21 +45,17 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * Applies rules to WebFlux exchanges, for the {@link RateLimitWebFilter} and the
- * {@link RateLimitHandlerWebFilter} alike: reads each rule's key from the exchange without blocking,
- * has the {@link RateLimitEnforcer} decide asynchronously, sets the rate-limit headers of every rule
- * applied to the exchange so far, and answers a refused exchange with the
- * {@link RateLimitRejectionHandler}'s response, written through the application's codecs.
+ * {@link RateLimitHandlerWebFilter} alike, by driving the {@link RateLimitFlow} with what is WebFlux's own:
+ * reading the exchange and its keys without blocking, looking plans up on {@code boundedElastic}, bringing
+ * the decision back to the connection's event loop, writing the headers and, when it is refused, the
+ * {@link RateLimitRejectionHandler}'s response through the application's codecs, and settling the charges
+ * of {@code count-statuses} rules just before the response is committed.
  *
  * @since 0.1.0
  */
 public final class ReactiveRateLimitSupport {
 
-	private static final String APPLIED = ReactiveRateLimitSupport.class.getName() + ".applied";
-
-	/** Marks an exchange from an allowed client address: it skips every rule. */
-	private static final String ALLOWED = ReactiveRateLimitSupport.class.getName() + ".allowed";
-
-	private final RateLimitRules rules;
+	private final RateLimitFlow flow;
 
 	private final RateLimitEnforcer enforcer;
 
@@ -74,8 +69,6 @@ public final class ReactiveRateLimitSupport {
 
 	private final Map<String, ReactiveRateLimitCondition> resolvedConditions = new ConcurrentHashMap<>();
 
-	private final RateLimitHeaders headers;
-
 	private final RateLimitRejectionHandler rejections;
 
 	private final List<HttpMessageWriter<?>> writers;
@@ -84,47 +77,24 @@ public final class ReactiveRateLimitSupport {
 
 	/**
 	 * Creates the support.
-	 * @param rules the rules in force
-	 * @param enforcer decides requests under the rules
-	 * @param addresses resolves client addresses
-	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
-	 * @param headers builds the rate-limit headers
-	 * @param rejections builds the responses to refused requests
-	 * @param writers the application's codecs' writers, for the bodies of refusals
-	 * @param handlerMappings find the handler of an exchange, for the rules of annotated handlers
-	 */
-	public ReactiveRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
-			Function<String, ReactiveRateLimitKeyResolver> keyResolvers, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejections, List<HttpMessageWriter<?>> writers,
-			List<? extends HandlerMapping> handlerMappings) {
-		this(rules, enforcer, addresses, keyResolvers, (name) -> {
-			throw new IllegalStateException("No condition bean named " + name);
-		}, headers, rejections, writers, handlerMappings);
-	}
-
-	/**
-	 * Creates the support, with the condition beans rules may name.
-	 * @param rules the rules in force
-	 * @param enforcer decides requests under the rules
+	 * @param flow takes each exchange through the rules
+	 * @param enforcer settles the charges of rules that count responses by status
 	 * @param addresses resolves client addresses
 	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
 	 * @param conditions finds the condition bean of a name, for {@code condition=bean:<name>}
-	 * @param headers builds the rate-limit headers
 	 * @param rejections builds the responses to refused requests
 	 * @param writers the application's codecs' writers, for the bodies of refusals
 	 * @param handlerMappings find the handler of an exchange, for the rules of annotated handlers
 	 */
-	public ReactiveRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+	public ReactiveRateLimitSupport(RateLimitFlow flow, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
 			Function<String, ReactiveRateLimitKeyResolver> keyResolvers,
-			Function<String, ReactiveRateLimitCondition> conditions, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejections, List<HttpMessageWriter<?>> writers,
-			List<? extends HandlerMapping> handlerMappings) {
-		this.conditions = conditions;
-		this.rules = rules;
+			Function<String, ReactiveRateLimitCondition> conditions, RateLimitRejectionHandler rejections,
+			List<HttpMessageWriter<?>> writers, List<? extends HandlerMapping> handlerMappings) {
+		this.flow = flow;
 		this.enforcer = enforcer;
 		this.addresses = addresses;
 		this.keyResolvers = keyResolvers;
-		this.headers = headers;
+		this.conditions = conditions;
 		this.rejections = rejections;
 		this.writers = List.copyOf(writers);
 		this.handlerMappings = List.copyOf(handlerMappings);
@@ -136,24 +106,8 @@ public final class ReactiveRateLimitSupport {
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
 	Mono<Boolean> applyBeforeAuthentication(ServerWebExchange exchange) {
-		ServerHttpRequest request = exchange.getRequest();
-		if (this.enforcer.screensAddresses()) {
-			switch (this.enforcer.screen(clientAddress(request))) {
-				case DENIED -> {
-					return write(exchange,
-							this.rejections.handle(RateLimitRejection.denied(request.getMethod().name(), request.getPath().value())))
-						.thenReturn(false);
-				}
-				case ALLOWED -> {
-					exchange.getAttributes().put(ALLOWED, Boolean.TRUE);
-					return Mono.just(true);
-				}
-				case CHECKED -> {
-					// the rules decide
-				}
-			}
-		}
-		return apply(exchange, this.rules.matchBeforeAuthentication(request.getMethod().name(), path(request)));
+		return Mono.deferContextual((context) -> Mono
+			.fromFuture(() -> this.flow.beforeAuthentication(new WebFluxExchange(exchange, context)), true));
 	}
 
 	/**
@@ -163,19 +117,8 @@ public final class ReactiveRateLimitSupport {
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
 	Mono<Boolean> applyAfterAuthentication(ServerWebExchange exchange) {
-		if (exchange.getAttribute(ALLOWED) != null) {
-			return Mono.just(true);
-		}
-		ServerHttpRequest request = exchange.getRequest();
-		String method = request.getMethod().name();
-		PathContainer path = path(request);
-		if (!this.rules.hasHandlerRules()) {
-			return apply(exchange, this.rules.matchAfterAuthentication(method, path, null));
-		}
-		return handler(exchange).filter(HandlerMethod.class::isInstance)
-			.map((handler) -> this.rules.matchAfterAuthentication(method, path, (HandlerMethod) handler))
-			.switchIfEmpty(Mono.fromSupplier(() -> this.rules.matchAfterAuthentication(method, path, null)))
-			.flatMap((applicable) -> apply(exchange, applicable));
+		return Mono.deferContextual((context) -> Mono
+			.fromFuture(() -> this.flow.afterAuthentication(new WebFluxExchange(exchange, context)), true));
 	}
 
 	private Mono<Object> handler(ServerWebExchange exchange) {
@@ -186,58 +129,145 @@ public final class ReactiveRateLimitSupport {
 			.onErrorResume((ex) -> Mono.empty());
 	}
 
-	/**
-	 * Decides an exchange under rules and writes what it needs: the headers, and when it is refused,
-	 * the whole response.
-	 */
-	private Mono<Boolean> apply(ServerWebExchange exchange, List<RateLimitRule> matched) {
-		if (matched.stream().noneMatch((rule) -> rule.condition() != null)) {
-			return decide(exchange, matched);
-		}
-		return Flux.fromIterable(matched)
-			.concatMap((rule) -> (rule.condition() == null) ? Mono.just(rule) : Mono
-				.defer(() -> this.resolvedConditions.computeIfAbsent(rule.condition(), this.conditions).applies(exchange))
-				.onErrorResume((ex) -> {
-					RateLimitRules.conditionFailed(rule, ex);
-					return Mono.just(true);
-				})
-				.defaultIfEmpty(true)
-				.filter(Boolean::booleanValue)
-				.map((applies) -> rule))
-			.collectList()
-			.flatMap((applicable) -> decide(exchange, applicable));
-	}
+	/** An exchange, as the flow reads and writes it. */
+	private final class WebFluxExchange implements RateLimitExchange {
 
-	private Mono<Boolean> decide(ServerWebExchange exchange, List<RateLimitRule> applicable) {
-		if (applicable.isEmpty()) {
-			return Mono.just(true);
+		private final ServerWebExchange exchange;
+
+		private final ServerHttpRequest request;
+
+		private final ContextView context;
+
+		private @Nullable String clientAddress;
+
+		WebFluxExchange(ServerWebExchange exchange, ContextView context) {
+			this.exchange = exchange;
+			this.request = exchange.getRequest();
+			this.context = context;
 		}
-		ServerHttpRequest request = exchange.getRequest();
-		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
-		String clientAddress = this.addresses.budgetAddress(clientAddress(request));
-		return keys(exchange, applicable, clientAddress).flatMap((keys) -> Mono
-			.deferContextual((context) -> Mono.fromFuture(() -> inRequest(context, () -> this.enforcer
-				.enforceAsync(() -> request.getMethod().name() + " " + request.getPath(), applicable, keys))))
-			.transform((decision) -> EventLoops.backOn(exchange, decision))
-			.flatMap((decided) -> {
-				RateLimitVerdict verdict = decided.after(exchange.getAttribute(APPLIED));
-				exchange.getAttributes().put(APPLIED, verdict.applied());
-				ServerHttpResponse response = exchange.getResponse();
-				writeHeaders(response, this.headers.of(verdict));
-				if (verdict.allowed()) {
-					if (!decided.counted().isEmpty()) {
-						// taken now, settled once the response's final status is known, before it is sent (an error
-						// the handler throws is the 500 WebFlux writes); a response that is never committed (the
-						// client went away) keeps its charges, as on the servlet stack
-						response.beforeCommit(() -> Mono.fromFuture(() -> this.enforcer.settleAsync(decided.counted(),
-								(response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
-					}
-					return Mono.just(true);
-				}
-				return write(exchange, this.rejections.handle(
-						RateLimitRejection.of(request.getMethod().name(), request.getPath().value(), verdict)))
-					.thenReturn(false);
-			}));
+
+		@Override
+		public String method() {
+			return this.request.getMethod().name();
+		}
+
+		@Override
+		public PathContainer path() {
+			// the path within the application, as WebFlux's handler mappings match it
+			return this.request.getPath().pathWithinApplication();
+		}
+
+		@Override
+		public String target() {
+			return this.request.getPath().value();
+		}
+
+		@Override
+		public String clientAddress() {
+			String address = this.clientAddress;
+			if (address == null) {
+				address = ReactiveRateLimitSupport.this.addresses.resolve(remoteAddress(),
+						(name) -> this.request.getHeaders().getOrEmpty(name));
+				this.clientAddress = address;
+			}
+			return address;
+		}
+
+		@Override
+		public String remoteAddress() {
+			InetSocketAddress remote = this.request.getRemoteAddress();
+			if (remote == null) {
+				return "";
+			}
+			return (remote.getAddress() != null) ? remote.getAddress().getHostAddress() : remote.getHostString();
+		}
+
+		@Override
+		public @Nullable String header(String name) {
+			return this.request.getHeaders().getFirst(name);
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+			return future(ReactiveRateLimitSupport.this.keyValue(rule, this.exchange));
+		}
+
+		@Override
+		public CompletionStage<@Nullable Boolean> condition(RateLimitRule rule) {
+			String name = Objects.requireNonNull(rule.condition());
+			return future(Mono.defer(() -> ReactiveRateLimitSupport.this.resolvedConditions
+				.computeIfAbsent(name, ReactiveRateLimitSupport.this.conditions)
+				.applies(this.exchange)));
+		}
+
+		@Override
+		public CompletableFuture<@Nullable HandlerMethod> handler(boolean worthLookingUp) {
+			if (!worthLookingUp) {
+				return CompletableFuture.completedFuture(null);
+			}
+			return future(ReactiveRateLimitSupport.this.handler(this.exchange)
+				.filter(HandlerMethod.class::isInstance)
+				.cast(HandlerMethod.class));
+		}
+
+		@Override
+		public @Nullable Object getAttribute(String name) {
+			return this.exchange.getAttribute(name);
+		}
+
+		@Override
+		public void setAttribute(String name, Object value) {
+			this.exchange.getAttributes().put(name, value);
+		}
+
+		@Override
+		public boolean mayBlock() {
+			return false;
+		}
+
+		@Override
+		public CompletableFuture<Void> blocking(Runnable task) {
+			return future(Mono.fromRunnable(task).subscribeOn(Schedulers.boundedElastic()).then());
+		}
+
+		@Override
+		public <T> T observed(Supplier<T> call) {
+			return inRequest(this.context, call);
+		}
+
+		@Override
+		public <T> CompletableFuture<T> resume(CompletableFuture<T> decision) {
+			return EventLoops.backOn(this.exchange, decision);
+		}
+
+		@Override
+		public void writeHeaders(HttpHeaders headers) {
+			ReactiveRateLimitSupport.writeHeaders(this.exchange.getResponse(), headers);
+		}
+
+		@Override
+		public CompletableFuture<Void> reject(RateLimitRejection rejection) {
+			return future(write(this.exchange, ReactiveRateLimitSupport.this.rejections.handle(rejection)));
+		}
+
+		/**
+		 * Subscribes to a publisher of the exchange with the Reactor context of its chain, where Spring Security
+		 * keeps the request's principal.
+		 */
+		private <T> CompletableFuture<T> future(Mono<T> publisher) {
+			return publisher.contextWrite(this.context).toFuture();
+		}
+
+		@Override
+		public void settleAfter(List<StatusCharge> charges) {
+			// settled once the response's final status is known, before it is sent (an error the handler throws is
+			// the 500 WebFlux writes); a response that is never committed (the client went away) keeps its charges,
+			// as on the servlet stack
+			ServerHttpResponse response = this.exchange.getResponse();
+			response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.enforcer
+				.settleAsync(charges, (response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
+		}
+
 	}
 
 	/**
@@ -255,93 +285,8 @@ public final class ReactiveRateLimitSupport {
 		return (server instanceof Observation observation) ? observation.scoped(call) : call.get();
 	}
 
-	/**
-	 * Reads the key of every rule before the decision, so that the enforcer never waits for one: a value,
-	 * none (the request lacks it), or the failure of reading it (which charges the client address).
-	 */
-	private Mono<RequestKeys> keys(ServerWebExchange exchange, List<RateLimitRule> applicable, String clientAddress) {
-		Map<RateLimitRule, Object> values = new IdentityHashMap<>();
-		List<Mono<?>> pending = new ArrayList<>(0);
-		boolean plans = false;
-		for (RateLimitRule rule : applicable) {
-			plans |= rule.plan() instanceof PlanSource.Bean;
-			RuleKey key = rule.key();
-			if (key instanceof RuleKey.ClientAddress || key instanceof RuleKey.Header) {
-				// read at once: no publisher needed
-				String found = (key instanceof RuleKey.Header header)
-						? exchange.getRequest().getHeaders().getFirst(header.name()) : clientAddress;
-				if (found != null) {
-					values.put(rule, found);
-				}
-				continue;
-			}
-			Mono<String> value;
-			try {
-				value = keyValue(rule, exchange, clientAddress);
-			}
-			catch (RuntimeException ex) {
-				value = Mono.error(ex);
-			}
-			pending.add(value.doOnNext((found) -> values.put(rule, found))
-				.onErrorResume((ex) -> {
-					values.put(rule, (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex));
-					return Mono.empty();
-				}));
-		}
-		RequestKeys keys = requestKeys(exchange, values, clientAddress);
-		if (pending.isEmpty() && !plans) {
-			return Mono.just(keys);
-		}
-		// a plan resolver may read a database: it is asked away from the event loop, and answers from memory then
-		Mono<Void> lookUps = Flux.fromIterable(applicable)
-			.filter((rule) -> values.get(rule) instanceof String value && this.enforcer.needsPlanLookUp(rule, value))
-			.concatMap((rule) -> (values.get(rule) instanceof String value)
-					? Mono.fromRunnable(() -> this.enforcer.lookUpPlan(rule, value)).subscribeOn(Schedulers.boundedElastic())
-					: Mono.empty())
-			.then();
-		return Flux.concat(pending).then(lookUps).thenReturn(keys);
-	}
-
-	private RequestKeys requestKeys(ServerWebExchange exchange, Map<RateLimitRule, Object> values,
-			String clientAddress) {
-		return new RequestKeys() {
-
-			@Override
-			public @Nullable String keyValue(RateLimitRule rule) {
-				Object value = values.get(rule);
-				if (value instanceof RuntimeException failure) {
-					throw failure;
-				}
-				return (String) value;
-			}
-
-			@Override
-			public String clientAddress() {
-				return clientAddress;
-			}
-
-			@Override
-			public @Nullable String header(String name) {
-				return exchange.getRequest().getHeaders().getFirst(name);
-			}
-
-			@Override
-			public boolean fromTrustedProxy() {
-				// asked only by a rule with a plan header
-				return ReactiveRateLimitSupport.this.addresses.isTrustedProxy(remoteAddress(exchange.getRequest()));
-			}
-
-		};
-	}
-
-	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange, String clientAddress) {
+	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange) {
 		RuleKey key = rule.key();
-		if (key instanceof RuleKey.ClientAddress) {
-			return Mono.just(clientAddress);
-		}
-		if (key instanceof RuleKey.Header header) {
-			return Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst(header.name()));
-		}
 		if (key instanceof RuleKey.Param param) {
 			return parameter(exchange, param.name());
 		}
@@ -370,26 +315,6 @@ public final class ReactiveRateLimitSupport {
 			return Mono.empty();
 		}
 		return exchange.getFormData().mapNotNull((form) -> form.getFirst(name));
-	}
-
-	private String clientAddress(ServerHttpRequest request) {
-		return this.addresses.resolve(remoteAddress(request), (name) -> request.getHeaders().getOrEmpty(name));
-	}
-
-	private static String remoteAddress(ServerHttpRequest request) {
-		InetSocketAddress remote = request.getRemoteAddress();
-		if (remote == null) {
-			return "";
-		}
-		return (remote.getAddress() != null) ? remote.getAddress().getHostAddress() : remote.getHostString();
-	}
-
-	/**
-	 * Returns the path of a request as rules match it: the path within the application, as WebFlux's
-	 * handler mappings match it.
-	 */
-	private static PathContainer path(ServerHttpRequest request) {
-		return request.getPath().pathWithinApplication();
 	}
 
 	private static void writeHeaders(ServerHttpResponse response, HttpHeaders headers) {

@@ -1,11 +1,16 @@
 package dev.ratelimit.web.servlet;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -18,46 +23,39 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.MappingMatch;
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
 import dev.ratelimit.web.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRules;
-import dev.ratelimit.web.RateLimitVerdict;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.StatusCharge;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.util.DisconnectedClientHelper;
 import org.springframework.web.util.UriUtils;
 
 /**
- * Applies rules to a servlet request, for the {@link RateLimitFilter} and the
- * {@link RateLimitInterceptor} alike: reads each rule's key from the request, has the
- * {@link RateLimitEnforcer} decide, sets the rate-limit headers of every rule applied to the request so
- * far, and answers a refused request with the {@link RateLimitRejectionHandler}'s response.
+ * Applies rules to a servlet request, for the {@link RateLimitFilter} and the {@link RateLimitInterceptor}
+ * alike, by driving the {@link RateLimitFlow} with what is the servlet stack's own: reading the request
+ * and its keys, writing the headers and, when it is refused, the {@link RateLimitRejectionHandler}'s
+ * response, and settling the charges of {@code count-statuses} rules once the final status is known.
  *
  * @since 0.1.0
  */
 public final class ServletRateLimitSupport {
 
-	private static final String APPLIED = ServletRateLimitSupport.class.getName() + ".applied";
-
 	/** The rules of a request that are charged after its response, by its status. */
 	private static final String COUNTED = ServletRateLimitSupport.class.getName() + ".counted";
-
-	/** Marks a request from an allowed client address: it skips every rule. */
-	private static final String ALLOWED = ServletRateLimitSupport.class.getName() + ".allowed";
 
 	/** Where Tomcat says that it could not parse a request's parameters. */
 	private static final String PARAMETER_PARSE_FAILED = "org.apache.catalina.parameter_parse_failed";
 
-	private final RateLimitRules rules;
+	private final RateLimitFlow flow;
 
 	private final RateLimitEnforcer enforcer;
 
@@ -71,50 +69,28 @@ public final class ServletRateLimitSupport {
 
 	private final Map<String, RateLimitCondition> resolvedConditions = new ConcurrentHashMap<>();
 
-	private final RateLimitHeaders headers;
-
 	private final RateLimitRejectionHandler rejections;
 
 	private final RateLimitResponseWriter writer;
 
 	/**
 	 * Creates the support.
-	 * @param rules the rules in force
-	 * @param enforcer decides requests under the rules
-	 * @param addresses resolves client addresses
-	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
-	 * @param headers builds the rate-limit headers
-	 * @param rejections builds the responses to refused requests
-	 * @param writer writes headers and responses
-	 */
-	public ServletRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
-			Function<String, RateLimitKeyResolver> keyResolvers, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
-		this(rules, enforcer, addresses, keyResolvers, (name) -> {
-			throw new IllegalStateException("No condition bean named " + name);
-		}, headers, rejections, writer);
-	}
-
-	/**
-	 * Creates the support, with the condition beans rules may name.
-	 * @param rules the rules in force
-	 * @param enforcer decides requests under the rules
+	 * @param flow takes each request through the rules
+	 * @param enforcer settles the charges of rules that count responses by status
 	 * @param addresses resolves client addresses
 	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
 	 * @param conditions finds the condition bean of a name, for {@code condition=bean:<name>}
-	 * @param headers builds the rate-limit headers
 	 * @param rejections builds the responses to refused requests
 	 * @param writer writes headers and responses
 	 */
-	public ServletRateLimitSupport(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+	public ServletRateLimitSupport(RateLimitFlow flow, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
 			Function<String, RateLimitKeyResolver> keyResolvers, Function<String, RateLimitCondition> conditions,
-			RateLimitHeaders headers, RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
-		this.conditions = conditions;
-		this.rules = rules;
+			RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
+		this.flow = flow;
 		this.enforcer = enforcer;
 		this.addresses = addresses;
 		this.keyResolvers = keyResolvers;
-		this.headers = headers;
+		this.conditions = conditions;
 		this.rejections = rejections;
 		this.writer = writer;
 	}
@@ -127,23 +103,7 @@ public final class ServletRateLimitSupport {
 	 * @throws IOException when a refusal cannot be written
 	 */
 	boolean applyBeforeAuthentication(HttpServletRequest request, HttpServletResponse response) throws IOException {
-		if (this.enforcer.screensAddresses()) {
-			switch (this.enforcer.screen(clientAddress(request))) {
-				case DENIED -> {
-					this.writer.write(request, response,
-							this.rejections.handle(RateLimitRejection.denied(request.getMethod(), request.getRequestURI())));
-					return false;
-				}
-				case ALLOWED -> {
-					request.setAttribute(ALLOWED, Boolean.TRUE);
-					return true;
-				}
-				case CHECKED -> {
-					// the rules decide
-				}
-			}
-		}
-		return apply(request, response, this.rules.matchBeforeAuthentication(request.getMethod(), path(request)));
+		return completed(this.flow.beforeAuthentication(new ServletExchange(request, response, null)));
 	}
 
 	/**
@@ -156,78 +116,137 @@ public final class ServletRateLimitSupport {
 	 */
 	boolean applyAfterAuthentication(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
-		if (request.getAttribute(ALLOWED) != null) {
-			return true;
-		}
-		return apply(request, response, this.rules.matchAfterAuthentication(request.getMethod(), path(request),
-				(handler instanceof HandlerMethod method) ? method : null));
+		return completed(this.flow.afterAuthentication(
+				new ServletExchange(request, response, (handler instanceof HandlerMethod method) ? method : null)));
 	}
 
-	/**
-	 * Decides a request under rules and writes what it needs: the headers, and when it is refused, the
-	 * whole response.
-	 * @param request the request
-	 * @param response the response
-	 * @param applicable the rules that apply, in order
-	 * @return whether the request may go on
-	 * @throws IOException when a refusal cannot be written
-	 */
-	private boolean apply(HttpServletRequest request, HttpServletResponse response, List<RateLimitRule> matched)
-			throws IOException {
-		List<RateLimitRule> applicable = RateLimitRules.withConditions(matched,
-				(rule) -> this.resolvedConditions.computeIfAbsent(rule.condition(), this.conditions).applies(request));
-		if (applicable.isEmpty()) {
+	/** The flow's answer on this blocking stack: complete when the flow returns. */
+	private static boolean completed(CompletableFuture<Boolean> flow) throws IOException {
+		try {
+			return flow.join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof UncheckedIOException io) {
+				throw io.getCause();
+			}
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+		}
+	}
+
+	/** A servlet request and its response, as the flow reads and writes them. */
+	private final class ServletExchange implements RateLimitExchange {
+
+		private final HttpServletRequest request;
+
+		private final HttpServletResponse response;
+
+		private final @Nullable HandlerMethod handler;
+
+		private @Nullable String clientAddress;
+
+		ServletExchange(HttpServletRequest request, HttpServletResponse response, @Nullable HandlerMethod handler) {
+			this.request = request;
+			this.response = response;
+			this.handler = handler;
+		}
+
+		@Override
+		public String method() {
+			return this.request.getMethod();
+		}
+
+		@Override
+		public PathContainer path() {
+			return ServletRateLimitSupport.path(this.request);
+		}
+
+		@Override
+		public String target() {
+			return this.request.getRequestURI();
+		}
+
+		@Override
+		public String clientAddress() {
+			String address = this.clientAddress;
+			if (address == null) {
+				address = ServletRateLimitSupport.this.clientAddress(this.request);
+				this.clientAddress = address;
+			}
+			return address;
+		}
+
+		@Override
+		public String remoteAddress() {
+			return this.request.getRemoteAddr();
+		}
+
+		@Override
+		public @Nullable String header(String name) {
+			return this.request.getHeader(name);
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+			return CompletableFuture.completedFuture(ServletRateLimitSupport.this.keyValue(rule, this.request));
+		}
+
+		@Override
+		public CompletionStage<@Nullable Boolean> condition(RateLimitRule rule) {
+			String name = Objects.requireNonNull(rule.condition());
+			return CompletableFuture.completedFuture(ServletRateLimitSupport.this.resolvedConditions
+				.computeIfAbsent(name, ServletRateLimitSupport.this.conditions)
+				.applies(this.request));
+		}
+
+		@Override
+		public CompletableFuture<@Nullable HandlerMethod> handler(boolean worthLookingUp) {
+			return CompletableFuture.completedFuture(this.handler);
+		}
+
+		@Override
+		public @Nullable Object getAttribute(String name) {
+			return this.request.getAttribute(name);
+		}
+
+		@Override
+		public void setAttribute(String name, Object value) {
+			this.request.setAttribute(name, value);
+		}
+
+		@Override
+		public boolean mayBlock() {
 			return true;
 		}
-		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
-		String clientAddress = this.addresses.budgetAddress(clientAddress(request));
-		RequestKeys keys = new RequestKeys() {
 
-			@Override
-			public @Nullable String keyValue(RateLimitRule rule) {
-				return ServletRateLimitSupport.this.keyValue(rule, request, clientAddress);
-			}
-
-			@Override
-			public String clientAddress() {
-				return clientAddress;
-			}
-
-			@Override
-			public @Nullable String header(String name) {
-				return request.getHeader(name);
-			}
-
-			@Override
-			public boolean fromTrustedProxy() {
-				return ServletRateLimitSupport.this.addresses.isTrustedProxy(request.getRemoteAddr());
-			}
-
-		};
-		RateLimitVerdict verdict = this.enforcer.enforce(() -> request.getMethod() + " " + request.getRequestURI(),
-				applicable, keys);
-		// the headers announce every rule applied to the request, in the filter and in the interceptor
-		@SuppressWarnings("unchecked")
-		List<AppliedLimit> earlier = (List<AppliedLimit>) request.getAttribute(APPLIED);
-		verdict = verdict.after(earlier);
-		request.setAttribute(APPLIED, verdict.applied());
-		this.writer.writeHeaders(response, this.headers.of(verdict));
-		if (verdict.allowed()) {
-			if (!verdict.counted().isEmpty()) {
-				// taken now, settled once the response's final status is known (RateLimitFilter)
-				@SuppressWarnings("unchecked")
-				List<StatusCharge> counted = (List<StatusCharge>) request.getAttribute(COUNTED);
-				if (counted == null) {
-					counted = new ArrayList<>(verdict.counted().size());
-					request.setAttribute(COUNTED, counted);
-				}
-				counted.addAll(verdict.counted());
-			}
-			return true;
+		@Override
+		public void writeHeaders(HttpHeaders headers) {
+			ServletRateLimitSupport.this.writer.writeHeaders(this.response, headers);
 		}
-		this.writer.write(request, response, this.rejections
-			.handle(RateLimitRejection.of(request.getMethod(), request.getRequestURI(), verdict)));
-		return false;
+
+		@Override
+		public CompletableFuture<Void> reject(RateLimitRejection rejection) {
+			try {
+				ServletRateLimitSupport.this.writer.write(this.request, this.response,
+						ServletRateLimitSupport.this.rejections.handle(rejection));
+				return CompletableFuture.completedFuture(null);
+			}
+			catch (IOException ex) {
+				return CompletableFuture.failedFuture(new UncheckedIOException(ex));
+			}
+		}
+
+		@Override
+		public void settleAfter(List<StatusCharge> charges) {
+			// settled by the RateLimitFilter once the chain has returned
+			@SuppressWarnings("unchecked")
+			List<StatusCharge> counted = (List<StatusCharge>) this.request.getAttribute(COUNTED);
+			if (counted == null) {
+				counted = new ArrayList<>(charges.size());
+				this.request.setAttribute(COUNTED, counted);
+			}
+			counted.addAll(charges);
+		}
+
 	}
 
 	/**
@@ -317,14 +336,8 @@ public final class ServletRateLimitSupport {
 		return this.addresses.resolve(request.getRemoteAddr(), (name) -> Collections.list(request.getHeaders(name)));
 	}
 
-	private @Nullable String keyValue(RateLimitRule rule, HttpServletRequest request, String clientAddress) {
+	private @Nullable String keyValue(RateLimitRule rule, HttpServletRequest request) {
 		RuleKey key = rule.key();
-		if (key instanceof RuleKey.ClientAddress) {
-			return clientAddress;
-		}
-		if (key instanceof RuleKey.Header header) {
-			return request.getHeader(header.name());
-		}
 		if (key instanceof RuleKey.Param param) {
 			return parameter(request, param.name());
 		}

@@ -1,0 +1,178 @@
+package dev.ratelimit.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One request's way through the rules, the same whichever entry point it came in by (the servlet filter and
+ * interceptor, the WebFlux filters, Spring Cloud Gateway's rate limiter): the allow and deny lists screen
+ * its client address, the rules that match it are found and their conditions asked, the keys read, the
+ * {@link RateLimitEnforcer} decides, the rate-limit headers of every rule applied so far are written, a
+ * refused request is answered, and the charges to settle by status are handed to the entry point for after
+ * the response. An entry point supplies only what is its own, as a {@link RateLimitExchange}: reading the request
+ * and its keys, writing the response, and where the work resumes.
+ * <p>
+ * One path for blocking and non-blocking stacks: an exchange that {@linkplain RateLimitExchange#mayBlock may block}
+ * gets a future completed before the call returns, every stage run on its thread.
+ *
+ * @since 0.1.0
+ */
+public final class RateLimitFlow {
+
+	private static final String APPLIED = RateLimitFlow.class.getName() + ".applied";
+
+	/** Marks a request from an allowed client address: it skips every rule. */
+	private static final String ALLOWED = RateLimitFlow.class.getName() + ".allowed";
+
+	private static final CompletableFuture<Boolean> GO_ON = CompletableFuture.completedFuture(true);
+
+	private final RateLimitRules rules;
+
+	private final RateLimitEnforcer enforcer;
+
+	private final ClientAddressResolver addresses;
+
+	private final RateLimitHeaders headers;
+
+	/**
+	 * Creates the flow.
+	 * @param rules the rules in force
+	 * @param enforcer decides requests under the rules
+	 * @param addresses resolves client addresses, and tells the trusted proxies
+	 * @param headers builds the rate-limit headers
+	 */
+	public RateLimitFlow(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+			RateLimitHeaders headers) {
+		this.rules = rules;
+		this.enforcer = enforcer;
+		this.addresses = addresses;
+		this.headers = headers;
+	}
+
+	/**
+	 * Screens a request's client address, then applies the rules that run before authentication: those from
+	 * properties that match the request, but those keyed by {@code principal}.
+	 * @param exchange the request
+	 * @return whether the request may go on; when not, its response is written
+	 */
+	public CompletableFuture<Boolean> beforeAuthentication(RateLimitExchange exchange) {
+		if (this.enforcer.screensAddresses()) {
+			switch (this.enforcer.screen(exchange.clientAddress())) {
+				case DENIED -> {
+					return exchange.reject(RateLimitRejection.denied(exchange.method(), exchange.target()))
+						.thenApply((written) -> false);
+				}
+				case ALLOWED -> {
+					exchange.setAttribute(ALLOWED, Boolean.TRUE);
+					return GO_ON;
+				}
+				case CHECKED -> {
+					// the rules decide
+				}
+			}
+		}
+		return apply(exchange, this.rules.matchBeforeAuthentication(exchange.method(), exchange.path()));
+	}
+
+	/**
+	 * Applies the rules that run once a request is authenticated and its handler known: those from properties
+	 * keyed by {@code principal}, then those of the handler's annotations. A request whose client address is
+	 * allowed skips them.
+	 * @param exchange the request
+	 * @return whether the request may go on; when not, its response is written
+	 */
+	public CompletableFuture<Boolean> afterAuthentication(RateLimitExchange exchange) {
+		if (exchange.getAttribute(ALLOWED) != null) {
+			return GO_ON;
+		}
+		return exchange.handler(this.rules.hasHandlerRules())
+			.thenCompose((handler) -> apply(exchange,
+					this.rules.matchAfterAuthentication(exchange.method(), exchange.path(), handler)));
+	}
+
+	/**
+	 * Applies given rules to a request: their conditions, their keys, the decision, the headers, the answer to
+	 * a refusal.
+	 * @param exchange the request
+	 * @param matched the rules that match it, in order
+	 * @return whether the request may go on; when not, its response is written
+	 */
+	public CompletableFuture<Boolean> apply(RateLimitExchange exchange, List<RateLimitRule> matched) {
+		if (matched.isEmpty()) {
+			return GO_ON;
+		}
+		return withConditions(exchange, matched).thenCompose((applicable) -> decide(exchange, applicable));
+	}
+
+	private CompletableFuture<Boolean> decide(RateLimitExchange exchange, List<RateLimitRule> applicable) {
+		if (applicable.isEmpty()) {
+			return GO_ON;
+		}
+		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
+		String clientAddress = this.addresses.budgetAddress(exchange.clientAddress());
+		CompletableFuture<RateLimitVerdict> decided = ExchangeKeys.read(exchange, applicable, clientAddress, this.enforcer, this.addresses)
+			.thenCompose((keys) -> exchange.mayBlock()
+					? CompletableFuture.completedFuture(this.enforcer.enforce(exchange::describe, applicable, keys))
+					: exchange.observed(() -> this.enforcer.enforceAsync(exchange::describe, applicable, keys)));
+		return exchange.resume(decided).thenCompose((verdict) -> answer(exchange, verdict));
+	}
+
+	private CompletableFuture<Boolean> answer(RateLimitExchange exchange, RateLimitVerdict decided) {
+		// the headers announce every rule applied to the request, before and after authentication
+		@SuppressWarnings("unchecked")
+		RateLimitVerdict verdict = decided.after((List<AppliedLimit>) exchange.getAttribute(APPLIED));
+		exchange.setAttribute(APPLIED, verdict.applied());
+		exchange.writeHeaders(this.headers.of(verdict));
+		if (verdict.allowed()) {
+			if (!decided.counted().isEmpty()) {
+				// taken now, settled once the response's final status is known
+				exchange.settleAfter(decided.counted());
+			}
+			return GO_ON;
+		}
+		return exchange.reject(RateLimitRejection.of(exchange.method(), exchange.target(), verdict))
+			.thenApply((written) -> false);
+	}
+
+	/**
+	 * Returns the rules whose condition bean, if they name one, says that they apply to the request, asked in
+	 * turn; a condition that fails counts as applying (its failure is logged at most once a minute).
+	 */
+	private static CompletableFuture<List<RateLimitRule>> withConditions(RateLimitExchange exchange,
+			List<RateLimitRule> matched) {
+		if (matched.stream().noneMatch((rule) -> rule.condition() != null)) {
+			return CompletableFuture.completedFuture(matched);
+		}
+		CompletableFuture<List<RateLimitRule>> applicable = CompletableFuture.completedFuture(new ArrayList<>());
+		for (RateLimitRule rule : matched) {
+			applicable = applicable.thenCompose((found) -> applies(exchange, rule).thenApply((applies) -> {
+				if (applies) {
+					found.add(rule);
+				}
+				return found;
+			}));
+		}
+		return applicable;
+	}
+
+	private static CompletableFuture<Boolean> applies(RateLimitExchange exchange, RateLimitRule rule) {
+		if (rule.condition() == null) {
+			return GO_ON;
+		}
+		try {
+			return exchange.condition(rule).toCompletableFuture().handle((applies, failure) -> {
+				if (failure != null) {
+					RateLimitRules.conditionFailed(rule, RateLimitEnforcer.unwrap(failure));
+					return true;
+				}
+				return applies == null || applies;
+			});
+		}
+		catch (RuntimeException ex) {
+			RateLimitRules.conditionFailed(rule, ex);
+			return GO_ON;
+		}
+	}
+
+}

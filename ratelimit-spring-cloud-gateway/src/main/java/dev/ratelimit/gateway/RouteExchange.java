@@ -1,0 +1,134 @@
+package dev.ratelimit.gateway;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import reactor.util.context.ContextView;
+
+import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.method.HandlerMethod;
+
+/**
+ * A request of a route as the flow sees it: the key the route's {@code KeyResolver} found, never empty (the
+ * filter refuses or lets through requests without one before asking the limiter), and the headers the flow
+ * writes, which the filter puts on the response. The filter answers a refusal itself.
+ */
+final class RouteExchange implements RateLimitExchange {
+
+	private static final PathContainer NO_PATH = PathContainer.parsePath("/");
+
+	private final String routeId;
+
+	private final String id;
+
+	private final ContextView context;
+
+	private Map<String, String> headers = Map.of();
+
+	RouteExchange(String routeId, String id, ContextView context) {
+		this.routeId = routeId;
+		this.id = id;
+		this.context = context;
+	}
+
+	/** The headers the flow wrote, for the filter's response. */
+	Map<String, String> headers() {
+		return this.headers;
+	}
+
+	@Override
+	public String method() {
+		return "";
+	}
+
+	@Override
+	public PathContainer path() {
+		// the route matched the request already
+		return NO_PATH;
+	}
+
+	@Override
+	public String target() {
+		return "route '" + this.routeId + "'";
+	}
+
+	@Override
+	public String describe() {
+		return target();
+	}
+
+	@Override
+	public String clientAddress() {
+		return this.id;
+	}
+
+	@Override
+	public String remoteAddress() {
+		return "";
+	}
+
+	@Override
+	public @Nullable String header(String name) {
+		return null;
+	}
+
+	@Override
+	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+		return CompletableFuture.completedFuture(this.id);
+	}
+
+	@Override
+	public CompletionStage<@Nullable Boolean> condition(RateLimitRule rule) {
+		return CompletableFuture.completedFuture(true);
+	}
+
+	@Override
+	public CompletableFuture<@Nullable HandlerMethod> handler(boolean worthLookingUp) {
+		return CompletableFuture.completedFuture(null);
+	}
+
+	@Override
+	public @Nullable Object getAttribute(String name) {
+		// a route's rule is the request's only one
+		return null;
+	}
+
+	@Override
+	public void setAttribute(String name, Object value) {
+	}
+
+	@Override
+	public boolean mayBlock() {
+		return false;
+	}
+
+	@Override
+	public <T> T observed(Supplier<T> call) {
+		// with the request's server observation current, the decision's observation is its child
+		return ReactiveRateLimitSupport.inRequest(this.context, call);
+	}
+
+	@Override
+	public void writeHeaders(HttpHeaders headers) {
+		Map<String, String> map = new LinkedHashMap<>();
+		headers.forEach((name, values) -> map.put(name, String.join(", ", values)));
+		this.headers = map;
+	}
+
+	@Override
+	public CompletableFuture<Void> reject(RateLimitRejection rejection) {
+		// the RequestRateLimiter filter answers with its own status
+		return CompletableFuture.completedFuture(null);
+	}
+
+}
