@@ -3,7 +3,6 @@ package dev.ratelimit.autoconfigure;
 import java.util.List;
 
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRules;
@@ -45,11 +44,11 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ReactiveRateLimitSupport rateLimitReactiveSupport(RateLimitFlow flow, RateLimitEnforcer enforcer,
-			ClientAddressResolver addresses, RateLimitRejectionHandler rejections,
+	ReactiveRateLimitSupport rateLimitReactiveSupport(RateLimitFlow flow, ClientAddressResolver addresses,
+			RateLimitRejectionHandler rejections,
 			ObjectProvider<ServerCodecConfigurer> codecs, ObjectProvider<RequestMappingHandlerMapping> mappings,
 			ListableBeanFactory beanFactory) {
-		return new ReactiveRateLimitSupport(flow, enforcer, addresses,
+		return new ReactiveRateLimitSupport(flow, addresses,
 				(name) -> beanFactory.getBean(name, ReactiveRateLimitKeyResolver.class),
 				(name) -> beanFactory.getBean(name, ReactiveRateLimitCondition.class), rejections,
 				codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters(), mappings.orderedStream().toList());

@@ -6,7 +6,6 @@ import java.util.List;
 import jakarta.servlet.DispatcherType;
 
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRules;
@@ -51,10 +50,10 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ServletRateLimitSupport rateLimitServletSupport(RateLimitFlow flow, RateLimitEnforcer enforcer,
-			ClientAddressResolver addresses, RateLimitRejectionHandler rejections,
+	ServletRateLimitSupport rateLimitServletSupport(RateLimitFlow flow, ClientAddressResolver addresses,
+			RateLimitRejectionHandler rejections,
 			ObjectProvider<RequestMappingHandlerAdapter> adapters, ListableBeanFactory beanFactory) {
-		return new ServletRateLimitSupport(flow, enforcer, addresses,
+		return new ServletRateLimitSupport(flow, addresses,
 				(name) -> beanFactory.getBean(name, RateLimitKeyResolver.class),
 				(name) -> beanFactory.getBean(name, RateLimitCondition.class), rejections,
 				new RateLimitResponseWriter(SingletonSupplier.of(() -> converters(adapters))));

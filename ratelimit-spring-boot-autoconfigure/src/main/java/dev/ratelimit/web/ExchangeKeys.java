@@ -24,7 +24,7 @@ record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> value
 	 * exchange that must not block, the plans resolver beans name are looked up away from its thread first.
 	 */
 	static CompletableFuture<RequestKeys> read(RateLimitExchange exchange, List<RateLimitRule> applicable,
-			String clientAddress, RateLimitEnforcer enforcer, ClientAddressResolver addresses) {
+			String clientAddress, RuleBudgets budgets, ClientAddressResolver addresses) {
 		Map<RateLimitRule, Object> values = new IdentityHashMap<>();
 		List<CompletableFuture<?>> pending = new ArrayList<>(0);
 		boolean plans = false;
@@ -75,8 +75,8 @@ record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> value
 		// a plan resolver may read a database: it is asked away from the event loop, and answers from memory then
 		for (RateLimitRule rule : applicable) {
 			read = read.thenCompose((done) -> (values.get(rule) instanceof String value
-					&& enforcer.needsPlanLookUp(rule, value))
-							? exchange.blocking(() -> enforcer.lookUpPlan(rule, value))
+					&& budgets.needsPlanLookUp(rule, value))
+							? exchange.blocking(() -> budgets.lookUpPlan(rule, value))
 							: CompletableFuture.completedFuture(null));
 		}
 		return read.thenApply((done) -> keys);

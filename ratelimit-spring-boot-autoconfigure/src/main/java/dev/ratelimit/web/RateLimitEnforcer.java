@@ -18,7 +18,6 @@ import dev.ratelimit.RateLimiters.Call;
 import dev.ratelimit.RateLimiters;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
 import dev.ratelimit.web.RuleBudgets.Budget;
-import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.StatusCharge;
 
 /**
@@ -33,12 +32,6 @@ import dev.ratelimit.web.internal.StatusCharge;
  */
 public final class RateLimitEnforcer {
 
-	/** The budget of a request the rule exempts (its key value, or its plan): it skips the rule. */
-
-	/** What a decision reports to when its observer failed to start it. */
-	private static final RateLimitObserver.Decision UNOBSERVED = (outcome, nanos) -> {
-	};
-
 	private final RateLimitRules rules;
 
 	private final RuleBudgets budgets;
@@ -49,7 +42,7 @@ public final class RateLimitEnforcer {
 
 	private final @Nullable RateLimiter local;
 
-	private final RateLimitObserver observer;
+	private final ObservedDecisions observation;
 
 	private final EnforcerLogs logs;
 
@@ -68,8 +61,8 @@ public final class RateLimitEnforcer {
 		this.rules = rules;
 		this.failureMode = failureMode;
 		this.local = local;
-		this.observer = observer;
 		this.logs = new EnforcerLogs(failureMode);
+		this.observation = new ObservedDecisions(observer, this.logs);
 		this.budgets = new RuleBudgets(plans, clock, this.logs);
 		this.settlement = new StatusSettlement(this.logs);
 	}
@@ -107,7 +100,7 @@ public final class RateLimitEnforcer {
 	private CompletableFuture<RateLimitVerdict> enforce(Supplier<String> request, List<RateLimitRule> applicable,
 			RequestKeys keys, boolean async) {
 		// the request's decisions belong to what the caller's thread has current now (its server observation)
-		RateLimitObserver.Request observing = begin();
+		RateLimitObserver.Request observing = this.observation.begin();
 		if (applicable.size() > 1 && decidesTogether(applicable)) {
 			return enforceTogether(request, applicable, keys, async, observing);
 		}
@@ -129,24 +122,24 @@ public final class RateLimitEnforcer {
 			if (budget == RuleBudgets.EXEMPT) {
 				continue;
 			}
-			RateLimitObserver.Decision observed = start(observing, rule);
+			RateLimitObserver.Decision observed = this.observation.start(observing, rule);
 			long started = System.nanoTime();
 			if (budget == null) {
-				end(observed, Outcome.MISSING_KEY, System.nanoTime() - started);
+				this.observation.end(observed, Outcome.MISSING_KEY, System.nanoTime() - started);
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
 				return refused(new RateLimitVerdict(applied, List.of(), false, rule), counted, async);
 			}
 			int next = index + 1;
-			return around(observed, () -> decide(rule, budget, async)).handle((decisions, failure) -> {
+			return this.observation.around(observed, () -> decide(rule, budget, async)).handle((decisions, failure) -> {
 				List<RateLimitDecision> taken = decisions;
 				RateLimiter decidedBy = this.rules.limiter(rule);
 				String decidedKey = budget.id();
 				if (failure != null) {
 					taken = onFailure(rule, budget, unwrap(failure));
 					if (taken == null) {
-						end(observed, Outcome.ERROR, System.nanoTime() - started);
+						this.observation.end(observed, Outcome.ERROR, System.nanoTime() - started);
 						// a rule in shadow mode never refuses, not even with 503
 						return (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow())
 								? new RateLimitVerdict(applied, List.of(), true, null) : null;
@@ -231,7 +224,7 @@ public final class RateLimitEnforcer {
 				continue;
 			}
 			if (budget == null) {
-				end(start(observing, rule), Outcome.MISSING_KEY, 0);
+				this.observation.end(this.observation.start(observing, rule), Outcome.MISSING_KEY, 0);
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
@@ -241,7 +234,9 @@ public final class RateLimitEnforcer {
 			budgets.add(budget);
 			calls.add(new Call(this.rules.limiter(rule), budget.id(), budget.charged(), rule.cost()));
 		}
-		List<RateLimitObserver.Decision> observed = included.stream().map((rule) -> start(observing, rule)).toList();
+		List<RateLimitObserver.Decision> observed = included.stream()
+			.map((rule) -> this.observation.start(observing, rule))
+			.toList();
 		long started = System.nanoTime();
 		CompletableFuture<List<List<RateLimitDecision>>> decided;
 		try {
@@ -266,7 +261,7 @@ public final class RateLimitEnforcer {
 			if (failure != null || answers == null) {
 				decisions = onFailure(rule, budgets.get(i), (i == 0) ? failure : null);
 				if (decisions == null) {
-					end(observed.get(i), Outcome.ERROR, nanos);
+					this.observation.end(observed.get(i), Outcome.ERROR, nanos);
 					if (this.failureMode == FailureMode.FAIL_CLOSED) {
 						endUnreached(observed, i + 1, nanos);
 						return new RateLimitVerdict(applied, List.of(), true, null);
@@ -278,7 +273,7 @@ public final class RateLimitEnforcer {
 				decisions = answers.get(i);
 			}
 			else {
-				end(observed.get(i), Outcome.NOT_REACHED, nanos);
+				this.observation.end(observed.get(i), Outcome.NOT_REACHED, nanos);
 				continue;
 			}
 			RateLimitVerdict refused = accept(request, rule, budgets.get(i), decisions, observed.get(i), nanos,
@@ -293,7 +288,7 @@ public final class RateLimitEnforcer {
 
 	private void endUnreached(List<RateLimitObserver.Decision> observed, int from, long nanos) {
 		for (int i = from; i < observed.size(); i++) {
-			end(observed.get(i), Outcome.NOT_REACHED, nanos);
+			this.observation.end(observed.get(i), Outcome.NOT_REACHED, nanos);
 		}
 	}
 
@@ -320,15 +315,15 @@ public final class RateLimitEnforcer {
 			}
 		}
 		if (violated.isEmpty()) {
-			end(observed, Outcome.ALLOWED, nanos);
+			this.observation.end(observed, Outcome.ALLOWED, nanos);
 			return null;
 		}
 		if (rule.shadow()) {
-			end(observed, Outcome.SHADOW_REJECTED, nanos);
+			this.observation.end(observed, Outcome.SHADOW_REJECTED, nanos);
 			this.logs.shadowRejection(rule, budget.id());
 			return null;
 		}
-		end(observed, Outcome.REJECTED, nanos);
+		this.observation.end(observed, Outcome.REJECTED, nanos);
 		this.logs.rejected(request, rule, budget.id());
 		return new RateLimitVerdict(applied, violated, false, null);
 	}
@@ -350,115 +345,14 @@ public final class RateLimitEnforcer {
 		};
 	}
 
-	/**
-	 * Settles, after a response, the charges a request took under rules that count responses by status
-	 * ({@code count-statuses}): those whose rule counts the final status are kept, the others given back. A
-	 * request the client abandoned keeps every charge: do not settle it. Failures are logged, never thrown.
-	 * @param charges the charges of the request's verdicts ({@link RateLimitVerdict#counted()})
-	 * @param status the final status of the response
-	 */
-	public void settle(List<StatusCharge> charges, int status) {
-		this.settlement.refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), false).join();
+	/** The budgets of requests under rules, for the flow's plan look-ups. */
+	RuleBudgets budgets() {
+		return this.budgets;
 	}
 
-	/**
-	 * Settles charges as {@link #settle} does, without holding the caller's thread while Redis answers.
-	 * @param charges the charges of the request's verdicts
-	 * @param status the final status of the response
-	 * @return completes when every refund is answered; never exceptionally
-	 */
-	public CompletableFuture<Void> settleAsync(List<StatusCharge> charges, int status) {
-		return this.settlement.refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), true);
-	}
-
-	/**
-	 * Returns whether deciding a request under a rule would ask the rule's plan resolver (a possibly
-	 * blocking call), so that a reactive web stack can {@link #lookUpPlan look the plan up} away from its
-	 * event loop first.
-	 * @param rule the rule
-	 * @param keyValue the request's key value, or {@code null}
-	 * @return {@code true} when the rule's plan comes from a resolver bean that has not answered for this
-	 * key lately
-	 */
-	public boolean needsPlanLookUp(RateLimitRule rule, @Nullable String keyValue) {
-		return this.budgets.needsPlanLookUp(rule, keyValue);
-	}
-
-	/**
-	 * Asks the rule's plan resolver for a key's plan, and remembers the answer for the decision.
-	 * @param rule the rule
-	 * @param keyValue the request's key value
-	 */
-	public void lookUpPlan(RateLimitRule rule, String keyValue) {
-		this.budgets.lookUpPlan(rule, keyValue);
-	}
-
-	/**
-	 * Returns what the allow and deny lists say of a request's client address: denied requests are refused
-	 * with 403 before any rule, allowed ones skip every rule.
-	 * @param clientAddress the request's client address
-	 * @return the screening
-	 */
-	public AddressLists.Screening screen(String clientAddress) {
-		return this.rules.addressLists().screen(clientAddress);
-	}
-
-	/**
-	 * Returns whether any client address is allowed or denied, so that a web stack resolves the client
-	 * address of every request only then.
-	 * @return {@code true} when the allow or the deny list is not empty
-	 */
-	public boolean screensAddresses() {
-		return !this.rules.addressLists().isEmpty();
-	}
-
-	private RateLimitObserver.Request begin() {
-		try {
-			return this.observer.begin();
-		}
-		catch (RuntimeException ex) {
-			// metrics and traces must never fail a request
-			this.logs.unexpected(ex);
-			return (rule) -> UNOBSERVED;
-		}
-	}
-
-	/** Sends a rule's Redis call as its observer wants it sent; an observer that fails sends it plainly. */
-	private <T> CompletableFuture<T> around(RateLimitObserver.Decision observed, Supplier<CompletableFuture<T>> send) {
-		boolean[] sent = new boolean[1];
-		try {
-			return observed.around(() -> {
-				sent[0] = true;
-				return send.get();
-			});
-		}
-		catch (RuntimeException ex) {
-			if (sent[0]) {
-				throw ex;
-			}
-			this.logs.unexpected(ex);
-			return send.get();
-		}
-	}
-
-	private RateLimitObserver.Decision start(RateLimitObserver.Request observing, RateLimitRule rule) {
-		try {
-			return observing.start(rule);
-		}
-		catch (RuntimeException ex) {
-			// metrics and traces must never fail a request
-			this.logs.unexpected(ex);
-			return UNOBSERVED;
-		}
-	}
-
-	private void end(RateLimitObserver.Decision decision, Outcome outcome, long nanos) {
-		try {
-			decision.end(outcome, nanos);
-		}
-		catch (RuntimeException ex) {
-			this.logs.unexpected(ex);
-		}
+	/** The refunds of {@code count-statuses} charges, for the flow's settlement after a response. */
+	StatusSettlement settlement() {
+		return this.settlement;
 	}
 
 	/**

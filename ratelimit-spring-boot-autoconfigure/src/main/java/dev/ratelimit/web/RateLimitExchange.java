@@ -158,7 +158,7 @@ public interface RateLimitExchange {
 
 	/**
 	 * Keeps charges to settle once the response's final status is known ({@code count-statuses} rules),
-	 * with {@link RateLimitEnforcer#settle} or {@link RateLimitEnforcer#settleAsync}. An entry point whose
+	 * with {@link RateLimitFlow#settle} or {@link RateLimitFlow#settleAsync}. An entry point whose
 	 * rules cannot count statuses (a gateway route's) need not implement it.
 	 * @param charges the charges
 	 */

@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimit.web.internal.AddressLists;
+import dev.ratelimit.web.internal.StatusCharge;
+
 /**
  * One request's way through the rules, the same whichever entry point it came in by (the servlet filter and
  * interceptor, the WebFlux filters, Spring Cloud Gateway's rate limiter): the allow and deny lists screen
@@ -57,8 +60,9 @@ public final class RateLimitFlow {
 	 * @return whether the request may go on; when not, its response is written
 	 */
 	public CompletableFuture<Boolean> beforeAuthentication(RateLimitExchange exchange) {
-		if (this.enforcer.screensAddresses()) {
-			switch (this.enforcer.screen(exchange.clientAddress())) {
+		AddressLists lists = this.rules.addressLists();
+		if (!lists.isEmpty()) {
+			switch (lists.screen(exchange.clientAddress())) {
 				case DENIED -> {
 					return exchange.reject(RateLimitRejection.denied(exchange.method(), exchange.target()))
 						.thenApply((written) -> false);
@@ -111,7 +115,8 @@ public final class RateLimitFlow {
 		}
 		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
 		String clientAddress = this.addresses.budgetAddress(exchange.clientAddress());
-		CompletableFuture<RateLimitVerdict> decided = ExchangeKeys.read(exchange, applicable, clientAddress, this.enforcer, this.addresses)
+		CompletableFuture<RateLimitVerdict> decided = ExchangeKeys
+			.read(exchange, applicable, clientAddress, this.enforcer.budgets(), this.addresses)
 			.thenCompose((keys) -> exchange.mayBlock()
 					? CompletableFuture.completedFuture(this.enforcer.enforce(exchange::describe, applicable, keys))
 					: exchange.observed(() -> this.enforcer.enforceAsync(exchange::describe, applicable, keys)));
@@ -133,6 +138,32 @@ public final class RateLimitFlow {
 		}
 		return exchange.reject(RateLimitRejection.of(exchange.method(), exchange.target(), verdict))
 			.thenApply((written) -> false);
+	}
+
+	/**
+	 * Settles, after a response, the charges a request took under rules that count responses by status
+	 * ({@code count-statuses}): those whose rule counts the final status are kept, the others given back. A
+	 * request the client abandoned keeps every charge: do not settle it. Failures are logged, never thrown.
+	 * @param charges the charges handed to {@link RateLimitExchange#settleAfter}
+	 * @param status the final status of the response
+	 */
+	public void settle(List<StatusCharge> charges, int status) {
+		settle(charges, status, false).join();
+	}
+
+	/**
+	 * Settles charges as {@link #settle} does, without holding the caller's thread while Redis answers.
+	 * @param charges the charges handed to {@link RateLimitExchange#settleAfter}
+	 * @param status the final status of the response
+	 * @return completes when every refund is answered; never exceptionally
+	 */
+	public CompletableFuture<Void> settleAsync(List<StatusCharge> charges, int status) {
+		return settle(charges, status, true);
+	}
+
+	private CompletableFuture<Void> settle(List<StatusCharge> charges, int status, boolean async) {
+		return this.enforcer.settlement()
+			.refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), async);
 	}
 
 	/**

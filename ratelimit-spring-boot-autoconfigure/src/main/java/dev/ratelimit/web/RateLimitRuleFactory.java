@@ -18,12 +18,9 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimited;
 
 import org.springframework.boot.convert.ApplicationConversionService;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.convert.ConversionException;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -125,66 +122,12 @@ public final class RateLimitRuleFactory {
 	 * @throws InvalidRateLimitRuleException when an annotation is invalid
 	 */
 	public List<RateLimitRule> forHandler(Method method, Class<?> beanType) {
-		List<RateLimitRule> rules = new ArrayList<>();
-		String className = sanitize(beanType.getSimpleName());
-		String methodName = className + "." + sanitize(method.getName());
-		try {
-			int index = 0;
-			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(beanType,
-					RateLimited.class)) {
-				rules.add(fromAnnotation(annotation, defaultName(className, ++index),
-						"@RateLimited on " + beanType.getName()));
-			}
-			index = 0;
-			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
-					RateLimited.class)) {
-				rules.add(fromAnnotation(annotation, defaultName(methodName, ++index), "@RateLimited on "
-						+ signature(method)));
-			}
-		}
-		catch (InvalidRateLimitRuleException ex) {
-			throw new InvalidRateLimitRuleException(ex.getRule() + " (@RateLimited on " + beanType.getName() + "."
-					+ signature(method).substring(method.getDeclaringClass().getName().length() + 1) + ")",
-					ex.getAttribute(), ex.getValue(), ex.getReason());
-		}
-		return rules;
+		return new HandlerAnnotations(this).rules(method, beanType);
 	}
 
-	private RateLimitRule fromAnnotation(RateLimited annotation, String defaultName, String source) {
-		String name = annotation.name().isEmpty() ? defaultName : annotation.name();
-		checkName(name);
-		List<LimitDefinition> limits = new ArrayList<>();
-		if (annotation.limits().length > 0) {
-			if (annotation.limit() != 0 || !annotation.window().isEmpty() || annotation.burst() != 0) {
-				throw new InvalidRateLimitRuleException(name, "limits", annotation.limits().length + " limits",
-						"give either limit and window or limits, not both");
-			}
-			for (int i = 0; i < annotation.limits().length; i++) {
-				RateLimited.Limit limit = annotation.limits()[i];
-				String prefix = "limits[" + i + "].";
-				limits.add(new LimitDefinition(prefix, limit.limit(), window(name, prefix, limit.window()),
-						(limit.burst() != 0) ? limit.burst() : null));
-			}
-		}
-		else {
-			limits.add(new LimitDefinition("", (annotation.limit() != 0) ? annotation.limit() : null,
-					annotation.window().isEmpty() ? null : window(name, "", annotation.window()),
-					(annotation.burst() != 0) ? annotation.burst() : null));
-		}
-		Algorithm algorithm = annotation.algorithm().isEmpty() ? null
-				: parseAlgorithm(name, annotation.algorithm());
-		return build(name, List.of(), Set.of(), limits, algorithm, annotation.key(), MissingKey.CLIENT_ADDRESS,
-				annotation.cost(), source, this.shadow);
-	}
-
-	private static Duration window(String rule, String prefix, String text) {
-		try {
-			return DurationStyle.detectAndParse(text);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitRuleException(rule, prefix + "window", text,
-					"not a duration; use a form such as 500ms, 30s, 1m, 1h or PT1M");
-		}
+	/** Whether rules that do not say otherwise only observe ({@code ratelimit.shadow}). */
+	boolean shadow() {
+		return this.shadow;
 	}
 
 	/**
@@ -213,7 +156,7 @@ public final class RateLimitRuleFactory {
 		return RateLimit.label(duration);
 	}
 
-	private RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods,
+	RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods,
 			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key,
 			MissingKey missingKey, long cost, String source, boolean shadow) {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
@@ -414,7 +357,7 @@ public final class RateLimitRuleFactory {
 		return key;
 	}
 
-	private static void checkName(String name) {
+	static void checkName(String name) {
 		if (!NAME.matcher(name).matches()) {
 			throw new InvalidRateLimitRuleException(name, "name", name,
 					"use 1 to 100 letters, digits, '.', '_' or '-'");
@@ -442,30 +385,6 @@ public final class RateLimitRuleFactory {
 			result.add(upper);
 		}
 		return Set.copyOf(result);
-	}
-
-	/**
-	 * Returns a method's class, name and parameter types, so that overloads, which get the same default
-	 * rule name, are told apart: two of them both annotated without a name stop the application.
-	 */
-	private static String signature(Method method) {
-		StringBuilder signature = new StringBuilder(method.getDeclaringClass().getName()).append('.')
-			.append(method.getName())
-			.append('(');
-		Class<?>[] parameters = method.getParameterTypes();
-		for (int i = 0; i < parameters.length; i++) {
-			signature.append((i > 0) ? ", " : "").append(parameters[i].getSimpleName());
-		}
-		return signature.append(')').toString();
-	}
-
-	private static String defaultName(String base, int index) {
-		return (index == 1) ? base : base + "-" + index;
-	}
-
-	private static String sanitize(String javaName) {
-		String cleaned = javaName.replaceAll("[^A-Za-z0-9._-]", "_");
-		return (cleaned.length() > 48) ? cleaned.substring(0, 48) : cleaned;
 	}
 
 }

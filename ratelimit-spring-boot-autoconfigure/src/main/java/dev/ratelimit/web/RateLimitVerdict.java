@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param missingKey the rule whose key the request lacks, refusing it with 400 ({@code missing-key=reject}),
  * or {@code null}
  * @param counted the charges taken under rules that count responses by status, to settle with
- * {@link RateLimitEnforcer#settle} once the final status is known; empty when the request is refused (they
+ * {@link RateLimitFlow#settle} once the final status is known; empty when the request is refused (they
  * were given back)
  * @since 0.1.0
  */

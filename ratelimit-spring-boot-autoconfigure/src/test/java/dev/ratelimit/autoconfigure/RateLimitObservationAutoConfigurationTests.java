@@ -23,7 +23,7 @@ class RateLimitObservationAutoConfigurationTests {
 	void observesDecisionsWhenTheApplicationHasAnObservationRegistry() {
 		this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create).run((context) -> {
 			assertThat(context).hasSingleBean(ObservationRateLimitObserver.class);
-			assertThat(context.getBean(RateLimitEnforcer.class)).extracting("observer")
+			assertThat(context.getBean(RateLimitEnforcer.class)).extracting("observation.observer")
 				.isSameAs(context.getBean(ObservationRateLimitObserver.class));
 		});
 	}

@@ -233,7 +233,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
 				RateLimitPlans.NONE, java.time.Clock.systemUTC());
 		RateLimitInterceptor interceptor = new RateLimitInterceptor(new ServletRateLimitSupport(
-				new RateLimitFlow(rules, enforcer, resolver, new RateLimitHeaders(true, false)), enforcer, resolver,
+				new RateLimitFlow(rules, enforcer, resolver, new RateLimitHeaders(true, false)), resolver,
 				(name) -> null, (name) -> null, new ProblemDetailRejectionHandler(),
 				new RateLimitResponseWriter(List::of)));
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {

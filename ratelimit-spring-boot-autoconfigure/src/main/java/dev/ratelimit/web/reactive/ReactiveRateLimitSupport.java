@@ -20,7 +20,6 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
@@ -57,8 +56,6 @@ public final class ReactiveRateLimitSupport {
 
 	private final RateLimitFlow flow;
 
-	private final RateLimitEnforcer enforcer;
-
 	private final ClientAddressResolver addresses;
 
 	private final Function<String, ReactiveRateLimitKeyResolver> keyResolvers;
@@ -78,7 +75,6 @@ public final class ReactiveRateLimitSupport {
 	/**
 	 * Creates the support.
 	 * @param flow takes each exchange through the rules
-	 * @param enforcer settles the charges of rules that count responses by status
 	 * @param addresses resolves client addresses
 	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
 	 * @param conditions finds the condition bean of a name, for {@code condition=bean:<name>}
@@ -86,12 +82,11 @@ public final class ReactiveRateLimitSupport {
 	 * @param writers the application's codecs' writers, for the bodies of refusals
 	 * @param handlerMappings find the handler of an exchange, for the rules of annotated handlers
 	 */
-	public ReactiveRateLimitSupport(RateLimitFlow flow, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+	public ReactiveRateLimitSupport(RateLimitFlow flow, ClientAddressResolver addresses,
 			Function<String, ReactiveRateLimitKeyResolver> keyResolvers,
 			Function<String, ReactiveRateLimitCondition> conditions, RateLimitRejectionHandler rejections,
 			List<HttpMessageWriter<?>> writers, List<? extends HandlerMapping> handlerMappings) {
 		this.flow = flow;
-		this.enforcer = enforcer;
 		this.addresses = addresses;
 		this.keyResolvers = keyResolvers;
 		this.conditions = conditions;
@@ -264,7 +259,7 @@ public final class ReactiveRateLimitSupport {
 			// the 500 WebFlux writes); a response that is never committed (the client went away) keeps its charges,
 			// as on the servlet stack
 			ServerHttpResponse response = this.exchange.getResponse();
-			response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.enforcer
+			response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow
 				.settleAsync(charges, (response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
 		}
 

@@ -24,7 +24,6 @@ import jakarta.servlet.http.MappingMatch;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.web.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitEnforcer;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
@@ -57,8 +56,6 @@ public final class ServletRateLimitSupport {
 
 	private final RateLimitFlow flow;
 
-	private final RateLimitEnforcer enforcer;
-
 	private final ClientAddressResolver addresses;
 
 	private final Function<String, RateLimitKeyResolver> keyResolvers;
@@ -76,18 +73,16 @@ public final class ServletRateLimitSupport {
 	/**
 	 * Creates the support.
 	 * @param flow takes each request through the rules
-	 * @param enforcer settles the charges of rules that count responses by status
 	 * @param addresses resolves client addresses
 	 * @param keyResolvers finds the key-resolver bean of a name (or alias), for {@code bean:<name>} keys
 	 * @param conditions finds the condition bean of a name, for {@code condition=bean:<name>}
 	 * @param rejections builds the responses to refused requests
 	 * @param writer writes headers and responses
 	 */
-	public ServletRateLimitSupport(RateLimitFlow flow, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
+	public ServletRateLimitSupport(RateLimitFlow flow, ClientAddressResolver addresses,
 			Function<String, RateLimitKeyResolver> keyResolvers, Function<String, RateLimitCondition> conditions,
 			RateLimitRejectionHandler rejections, RateLimitResponseWriter writer) {
 		this.flow = flow;
-		this.enforcer = enforcer;
 		this.addresses = addresses;
 		this.keyResolvers = keyResolvers;
 		this.conditions = conditions;
@@ -269,7 +264,7 @@ public final class ServletRateLimitSupport {
 		if (failure != null) {
 			request.removeAttribute(COUNTED);
 			if (!DisconnectedClientHelper.isClientDisconnectedException(failure)) {
-				this.enforcer.settle(counted, response.isCommitted() ? response.getStatus() : 500);
+				this.flow.settle(counted, response.isCommitted() ? response.getStatus() : 500);
 			}
 			return;
 		}
@@ -278,7 +273,7 @@ public final class ServletRateLimitSupport {
 			return;
 		}
 		request.removeAttribute(COUNTED);
-		this.enforcer.settle(counted, response.getStatus());
+		this.flow.settle(counted, response.getStatus());
 	}
 
 	/**
@@ -303,7 +298,7 @@ public final class ServletRateLimitSupport {
 					|| (error instanceof Throwable thrown && DisconnectedClientHelper.isClientDisconnectedException(thrown))) {
 				return;
 			}
-			ServletRateLimitSupport.this.enforcer.settle(this.counted,
+			ServletRateLimitSupport.this.flow.settle(this.counted,
 					((HttpServletResponse) event.getSuppliedResponse()).getStatus());
 		}
 
