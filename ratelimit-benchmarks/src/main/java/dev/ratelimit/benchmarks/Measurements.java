@@ -95,7 +95,7 @@ public final class Measurements {
 		if (parts.contains("http")) {
 			try (BenchmarkRedis redis = BenchmarkRedis.start()) {
 				log("HTTP, servlet sample");
-				results.put("http", new HttpScenario(redis, HttpScenario.Application.servlet(sampleJar), out).run());
+				results.put("http", new HttpScenario(redis, SampleApplication.servlet(sampleJar), out).run());
 			}
 		}
 		if (parts.contains("http-webflux")) {
@@ -103,7 +103,7 @@ public final class Measurements {
 				try (BenchmarkRedis redis = BenchmarkRedis.start()) {
 					log("HTTP, WebFlux sample");
 					results.put("httpWebflux",
-							new HttpScenario(redis, HttpScenario.Application.webflux(webfluxJar), out).run());
+							new HttpScenario(redis, SampleApplication.webflux(webfluxJar), out).run());
 				}
 			}
 			else {
