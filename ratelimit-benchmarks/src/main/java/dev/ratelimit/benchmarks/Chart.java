@@ -10,6 +10,7 @@ import java.awt.geom.AffineTransform;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -36,6 +37,35 @@ final class Chart {
 	private static final Color[] COLORS = { new Color(0x9ecae1), new Color(0x4292c6), new Color(0x08306b) };
 
 	private Chart() {
+	}
+
+	/** Returns the bars of a run: each system at 1, 8 and 64 threads, our asynchronous API and the physical limits. */
+	static Map<String, Map<Integer, Stats>> series(RunResults run) {
+		Map<String, Map<Integer, Stats>> series = new LinkedHashMap<>();
+		for (String system : Labels.systems()) {
+			Map<Integer, Stats> byThreads = new LinkedHashMap<>();
+			for (int threads : Measurements.CONCURRENCY) {
+				byThreads.put(threads, run.throughput(system, threads));
+			}
+			series.put(Labels.chart(system), byThreads);
+		}
+		for (String system : Contenders.OURS) {
+			Map<Integer, Stats> byDepth = new LinkedHashMap<>();
+			for (int depth : Measurements.CONCURRENCY) {
+				byDepth.put(depth, run.async(system, depth));
+			}
+			if (byDepth.values().stream().anyMatch((stats) -> stats.count() > 0)) {
+				series.put(Labels.of(system).replace("ours: ", "async: "), byDepth);
+			}
+		}
+		for (String script : Measurements.PHYSICAL_SCRIPTS) {
+			Map<Integer, Stats> byDepth = new LinkedHashMap<>();
+			for (int depth : Measurements.CONCURRENCY) {
+				byDepth.put(depth, run.physical(script, depth));
+			}
+			series.put("physical: " + script, byDepth);
+		}
+		return series;
 	}
 
 	static void write(Map<String, Map<Integer, Stats>> series, Path file) throws IOException {

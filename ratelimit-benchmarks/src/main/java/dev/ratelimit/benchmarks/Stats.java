@@ -29,17 +29,17 @@ record Stats(double median, double min, double max, int count) {
 
 	/** Returns the median as a rounded rate, such as {@code 41,200}. */
 	String rate() {
-		return Report.number(this.median);
+		return Format.number(this.median);
 	}
 
 	/** Returns the median with the range, such as {@code 41,200 (38,100–44,900)}. */
 	String rateWithRange() {
-		return Report.number(this.median) + " <sub>" + Report.number(this.min) + "–" + Report.number(this.max) + "</sub>";
+		return Format.number(this.median) + " <sub>" + Format.number(this.min) + "–" + Format.number(this.max) + "</sub>";
 	}
 
 	/** Returns the median with the range in milliseconds, such as {@code 0.41 (0.38–0.52)}. */
 	String millisWithRange() {
-		return Report.millis(this.median) + " <sub>" + Report.millis(this.min) + "–" + Report.millis(this.max) + "</sub>";
+		return Format.millis(this.median) + " <sub>" + Format.millis(this.min) + "–" + Format.millis(this.max) + "</sub>";
 	}
 
 }
