@@ -1,6 +1,5 @@
 package dev.ratelimit.actuate;
 
-import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,14 +23,12 @@ import dev.ratelimit.actuate.RateLimitDescriptors.ResetDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
 import dev.ratelimit.web.internal.AddressLists;
-import dev.ratelimit.web.internal.CidrBlock;
 import dev.ratelimit.web.ClientAddressResolver;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRules;
-import dev.ratelimit.web.RuleKey;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -54,9 +51,7 @@ public class RateLimitEndpoint {
 
 	private final RateLimitRules rules;
 
-	private final ClientAddressResolver addresses;
-
-	private final boolean reactive;
+	private final EndpointKeys keys;
 
 	private final RateLimitPlans plans;
 
@@ -72,8 +67,7 @@ public class RateLimitEndpoint {
 		this.circuitBreaker = builder.circuitBreaker;
 		this.plans = builder.plans;
 		this.reload = builder.reload;
-		this.addresses = builder.addresses;
-		this.reactive = builder.reactive;
+		this.keys = new EndpointKeys(builder.rules, builder.addresses, builder.reactive);
 	}
 
 	/**
@@ -143,7 +137,7 @@ public class RateLimitEndpoint {
 	@ReadOperation
 	public @Nullable KeyDescriptor key(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
 			@Nullable Boolean clientAddress) {
-		return state(rule, keyOf(rule, key), clientAddress);
+		return state(rule, this.keys.keyOf(rule, key), clientAddress);
 	}
 
 	/**
@@ -157,7 +151,7 @@ public class RateLimitEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable KeyDescriptor state(@Selector String rule, String key, @Nullable Boolean clientAddress) {
-		Target target = target(rule, key, Boolean.TRUE.equals(clientAddress));
+		EndpointKeys.Target target = this.keys.target(rule, key, Boolean.TRUE.equals(clientAddress));
 		if (target == null) {
 			return null;
 		}
@@ -207,7 +201,7 @@ public class RateLimitEndpoint {
 	@WriteOperation
 	public @Nullable BlockDescriptor block(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
 			String duration, @Nullable Boolean clientAddress) {
-		Target target = target(rule, keyOf(rule, key), Boolean.TRUE.equals(clientAddress));
+		EndpointKeys.Target target = this.keys.target(rule, this.keys.keyOf(rule, key), Boolean.TRUE.equals(clientAddress));
 		if (target == null) {
 			return null;
 		}
@@ -233,7 +227,7 @@ public class RateLimitEndpoint {
 		return duration.plusNanos(999_999_999).getSeconds();
 	}
 
-	private static BlockDescriptor badBlock(Target target, String error) {
+	private static BlockDescriptor badBlock(EndpointKeys.Target target, String error) {
 		return new BlockDescriptor(target.rule().name(), target.key(), false, 0, null, error);
 	}
 
@@ -248,7 +242,7 @@ public class RateLimitEndpoint {
 	@DeleteOperation
 	public @Nullable ResetDescriptor reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
 			@Nullable Boolean clientAddress) {
-		return resetKey(rule, keyOf(rule, key), clientAddress);
+		return resetKey(rule, this.keys.keyOf(rule, key), clientAddress);
 	}
 
 	/**
@@ -261,7 +255,7 @@ public class RateLimitEndpoint {
 	 */
 	@DeleteOperation
 	public @Nullable ResetDescriptor resetKey(@Selector String rule, String key, @Nullable Boolean clientAddress) {
-		Target target = target(rule, key, Boolean.TRUE.equals(clientAddress));
+		EndpointKeys.Target target = this.keys.target(rule, key, Boolean.TRUE.equals(clientAddress));
 		if (target == null) {
 			return null;
 		}
@@ -274,39 +268,6 @@ public class RateLimitEndpoint {
 		}
 		Boolean unblocked = (limiter instanceof BlockingRateLimiter blocking) ? blocking.unblock(target.budgetId()) : null;
 		return new ResetDescriptor(rule, target.key(), true, deleted, unblocked);
-	}
-
-	/**
-	 * Returns the key of the path form {@code /actuator/ratelimit/{rule}/{key}}: its segments after the rule's.
-	 * WebFlux hands the operation every segment from the rule's on ({@code [api, team, alpha]} for
-	 * {@code /api/team/alpha}; Spring MVC {@code [team, alpha]}), so that one is dropped there.
-	 * {@code RateLimitEndpointOnEveryStackTests} reads a key that starts with its rule's name on both stacks:
-	 * should Spring Boot hand WebFlux only the key's segments, it fails.
-	 */
-	private String keyOf(String rule, String[] segments) {
-		int from = (this.reactive && segments.length > 1 && segments[0].equals(rule)) ? 1 : 0;
-		return String.join("/", java.util.Arrays.copyOfRange(segments, from, segments.length));
-	}
-
-	private @Nullable Target target(String name, String key, boolean clientAddress) {
-		RateLimitRule rule = this.rules.find(name);
-		if (rule == null) {
-			return null;
-		}
-		String value = (rule.key() instanceof RuleKey.ClientAddress || clientAddress) ? address(key) : key;
-		return new Target(rule, value, clientAddress ? rule.budgetId(null, value) : rule.budgetId(value, value));
-	}
-
-	private record Target(RateLimitRule rule, String key, String budgetId) {
-	}
-
-	/**
-	 * Returns an address as budgets name it: in the form requests are charged under, an IPv6 address as its
-	 * network ({@code 2001:db8::1} is {@code 2001:db8::/56}, and so is the network's own text).
-	 */
-	private String address(String value) {
-		InetAddress address = CidrBlock.parseAddress(value);
-		return this.addresses.budgetAddress((address != null) ? address.getHostAddress() : value);
 	}
 
 	/**
