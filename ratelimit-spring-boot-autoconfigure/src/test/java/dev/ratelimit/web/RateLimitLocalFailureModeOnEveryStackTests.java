@@ -28,6 +28,22 @@ class RateLimitLocalFailureModeOnEveryStackTests {
 
 	@ParameterizedTest
 	@EnumSource(WebStack.class)
+	void enforcesTheLimitInMemoryWithItsHeaders(WebStack stack) {
+		StackApp app = apps.on(stack);
+		String client = "counted-" + stack;
+		for (int remaining = 1; remaining >= 0; remaining--) {
+			StackApp.Reply allowed = app.get("/keyed", "X-Api-Key", client);
+			assertThat(allowed.status()).isEqualTo(200);
+			assertThat(allowed.header("RateLimit").orElseThrow()).matches("\"api\";r=" + remaining + ";t=\\d+");
+		}
+		StackApp.Reply refused = app.get("/keyed", "X-Api-Key", client);
+		assertThat(refused.status()).isEqualTo(429);
+		assertThat(refused.header("Retry-After")).isPresent();
+		assertThat(app.get("/open").status()).isEqualTo(200);
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
 	void keepsRefusingAClientThroughAFloodOfMadeUpKeys(WebStack stack) {
 		StackApp app = apps.on(stack);
 		String victim = "spender-" + stack;

@@ -21,7 +21,6 @@ import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisScriptRunner;
-import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -71,14 +70,6 @@ class RateLimitWebFluxTestApplication {
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
 		registry.add("ratelimit.key-prefix", () -> prefix);
 		registry.add("ratelimit.timeout", () -> "5s");
-	}
-
-	/**
-	 * Points the application at a port where no Redis listens.
-	 */
-	static void unreachableRedis(DynamicPropertyRegistry registry) {
-		int closedPort = ClosedPort.reserve();
-		registry.add("spring.data.redis.url", () -> "redis://127.0.0.1:" + closedPort);
 	}
 
 	static void deleteKeys(StringRedisTemplate redis, String prefix) {

@@ -14,7 +14,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 
 import dev.ratelimit.RateLimited;
-import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -56,14 +55,6 @@ class RateLimitTestApplication {
 		registry.add("ratelimit.key-prefix", () -> prefix);
 		// functional tests: a slow moment on a loaded machine must not turn a decision into fail-open
 		registry.add("ratelimit.timeout", () -> "5s");
-	}
-
-	/**
-	 * Points the application at a port where no Redis listens, so that every connection is refused.
-	 */
-	static void unreachableRedis(DynamicPropertyRegistry registry) {
-		int closedPort = ClosedPort.reserve();
-		registry.add("spring.data.redis.url", () -> "redis://127.0.0.1:" + closedPort);
 	}
 
 	static void deleteKeys(StringRedisTemplate redis, String prefix) {
