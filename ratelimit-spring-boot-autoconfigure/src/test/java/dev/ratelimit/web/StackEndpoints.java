@@ -21,7 +21,7 @@ public class StackEndpoints {
 	/** How many requests reached a handler. */
 	public final AtomicInteger served = new AtomicInteger();
 
-	@GetMapping({ "/open", "/keyed", "/address", "/quota" })
+	@GetMapping({ "/open", "/keyed", "/address", "/quota", "/api/{name}" })
 	String plain() {
 		this.served.incrementAndGet();
 		return "ok";
