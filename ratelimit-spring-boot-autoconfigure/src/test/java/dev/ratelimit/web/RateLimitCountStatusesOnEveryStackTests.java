@@ -46,6 +46,9 @@ class RateLimitCountStatusesOnEveryStackTests {
 			Map.entry("ratelimit.rules.sign-in.paths", "/slow-sign-in"), Map.entry("ratelimit.rules.sign-in.key", "param:user"),
 			Map.entry("ratelimit.rules.sign-in.limit", "3"), Map.entry("ratelimit.rules.sign-in.window", "15m"),
 			Map.entry("ratelimit.rules.sign-in.count-statuses", "401"),
+			Map.entry("ratelimit.rules.password.paths", "/sign-in"), Map.entry("ratelimit.rules.password.key", "param:user"),
+			Map.entry("ratelimit.rules.password.limit", "2"), Map.entry("ratelimit.rules.password.window", "15m"),
+			Map.entry("ratelimit.rules.password.count-statuses", "401"),
 			Map.entry("ratelimit.rules.accounts.paths", "/account/**"),
 			Map.entry("ratelimit.rules.accounts.key", "principal"), Map.entry("ratelimit.rules.accounts.limit", "2"),
 			Map.entry("ratelimit.rules.accounts.window", "15m"),
@@ -72,6 +75,25 @@ class RateLimitCountStatusesOnEveryStackTests {
 		assertThat(app.get("/account/bob", "Authorization", basic("bob")).status()).isEqualTo(200);
 		assertThat(app.redisKeys()).anyMatch((key) -> key.endsWith(":accounts:principal:alice"))
 			.noneMatch((key) -> key.contains(":accounts:ip:"));
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void chargesFailuresOnlyAndRefusesOnceTheyAreSpent(WebStack stack) {
+		StackApp app = apps.on(stack);
+		for (int i = 0; i < 5; i++) {
+			assertThat(app.get("/sign-in?user=ann&password=secret").status()).isEqualTo(200);
+		}
+		StackApp.Reply first = app.get("/sign-in?user=ann&password=guess");
+		assertThat(first.status()).isEqualTo(401);
+		// the headers tell the budget as the request found it, before its failure was charged
+		assertThat(first.header("RateLimit").orElseThrow()).startsWith("\"password\";r=2;");
+		assertThat(app.get("/sign-in?user=ann&password=guess").status()).isEqualTo(401);
+		StackApp.Reply refused = app.get("/sign-in?user=ann&password=secret");
+		assertThat(refused.status()).isEqualTo(429);
+		assertThat(refused.header("Retry-After")).isPresent();
+		// another user's failures are apart
+		assertThat(app.get("/sign-in?user=bob&password=guess").status()).isEqualTo(401);
 	}
 
 	@ParameterizedTest
