@@ -26,7 +26,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
 /**
- * Turns rule definitions, from properties or from {@link RateLimited} annotations, into checked
+ * Turns rule definitions, from properties or from {@link dev.ratelimit.RateLimited} annotations, into checked
  * {@link RateLimitRule rules}, whichever web stack applies them. Every problem is an
  * {@link InvalidRateLimitRuleException} that names the attribute, its value and the fix.
  *
@@ -114,7 +114,7 @@ public final class RateLimitRuleFactory {
 	}
 
 	/**
-	 * Returns the rules of the {@link RateLimited} annotations on a handler method and its class, in
+	 * Returns the rules of the {@link dev.ratelimit.RateLimited} annotations on a handler method and its class, in
 	 * that order: class-level first.
 	 * @param method the handler method
 	 * @param beanType the class of the handler bean

@@ -30,8 +30,8 @@ import org.springframework.web.server.ResponseStatusException;
  * The {@link RateLimiter} of Spring Cloud Gateway's {@code RequestRateLimiter} filter on ratelimit's
  * limiters: any algorithm, several limits charged all or nothing, a cost per request, configured per route
  * through the filter's {@code ratelimit.*} args the way Spring Cloud Gateway's {@code RedisRateLimiter} reads
- * {@code redis-rate-limiter.*}. Each route's args become a rule, decided by the {@link RateLimitEnforcer} that
- * decides the rules of every web stack, without blocking: a request charges {@code <route>:resolver:<key>},
+ * {@code redis-rate-limiter.*}. Each route's args become a rule, taken by the {@link dev.ratelimit.web.RateLimitFlow} that
+ * takes every web stack's requests, without blocking: a request charges {@code <route>:resolver:<key>},
  * the key being what the route's {@code KeyResolver} found; its response carries the {@code RateLimit-Policy}
  * and {@code RateLimit} headers and, when refused, {@code Retry-After}. When no decision can be reached the
  * failure mode applies: {@code fail-open} lets the request through, {@code fail-closed} refuses it (with the
