@@ -21,9 +21,9 @@ class ArchitectureTests {
 	@Test
 	void readsTheClassesOfBothModules() {
 		// a rule over no classes would hold whatever the code does
-		assertThat(classes.contain("dev.ratelimit.web.RateLimitEnforcer")).isTrue();
+		assertThat(classes.contain("dev.ratelimit.web.internal.RateLimitEnforcer")).isTrue();
 		assertThat(classes.contain("dev.ratelimit.redis.RedisRateLimiter")).isTrue();
-		assertThat(classes.contain("dev.ratelimit.web.servlet.ServletRateLimitSupport")).isTrue();
+		assertThat(classes.contain("dev.ratelimit.web.servlet.internal.ServletRateLimitSupport")).isTrue();
 		assertThat(classes.stream().filter((javaClass) -> javaClass.getSimpleName().endsWith("Tests"))).isEmpty();
 	}
 
@@ -63,7 +63,7 @@ class ArchitectureTests {
 	@Test
 	void theSharedWebLayerKnowsNoServletNorWebFluxType() {
 		noClasses().that()
-			.resideInAPackage("dev.ratelimit.web")
+			.resideInAnyPackage("dev.ratelimit.web", "dev.ratelimit.web.internal")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("jakarta.servlet..", "org.springframework.web.servlet..",

@@ -29,7 +29,7 @@ import org.redisson.config.Config;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisRateLimiter;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.benchmarks.BenchmarkRedis.ServerCounters;
 

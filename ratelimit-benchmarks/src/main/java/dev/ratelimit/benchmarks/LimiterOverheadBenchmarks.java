@@ -17,7 +17,7 @@ import org.openjdk.jmh.annotations.State;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.RedisRateLimiter;

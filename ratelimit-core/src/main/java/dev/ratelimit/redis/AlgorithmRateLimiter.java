@@ -116,5 +116,4 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 		return this.limiter.redisKey(id);
 	}
 
-
 }

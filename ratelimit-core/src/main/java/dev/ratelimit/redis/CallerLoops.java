@@ -52,7 +52,7 @@ final class CallerLoops {
 
 	private static <T> void complete(CompletableFuture<T> future, @Nullable T value, @Nullable Throwable failure) {
 		if (failure != null) {
-			future.completeExceptionally(RedisRateLimiter.unwrap(failure));
+			future.completeExceptionally(Futures.unwrap(failure));
 		}
 		else {
 			future.complete(value);

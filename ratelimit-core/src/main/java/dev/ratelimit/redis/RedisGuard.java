@@ -7,7 +7,6 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
@@ -108,7 +107,7 @@ final class RedisGuard {
 			@Nullable Throwable failure, @Nullable LocalDenialCache denials, long sentAt) {
 		CircuitBreaker breaker = this.circuitBreaker;
 		if (failure != null) {
-			Throwable cause = RedisRateLimiter.unwrap(failure);
+			Throwable cause = Futures.unwrap(failure);
 			if (breaker != null) {
 				breaker.onFailure(cause);
 			}

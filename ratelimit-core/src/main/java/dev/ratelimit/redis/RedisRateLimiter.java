@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,16 +12,13 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimiters;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
@@ -42,51 +38,33 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 
 	private final Algorithm algorithm;
 
-	private final RedisScripts scripts;
-
-	// read by RedisRateLimiters, which decides calls of several limiters together
-	final RedisKeys keys;
-
-	final RedisScriptRunner runner;
-
-	final @Nullable Clock clock;
+	/** The script calls of its decisions; read by RedisRateLimiters, which decides calls of several limiters together. */
+	final LimiterScript script;
 
 	/** The denial cache, circuit breaker and fallback every decision goes through. */
 	final RedisGuard guard;
 
-	/** How long a refused key stays blocked; {@code null} for a limiter that blocks no key. */
-	private final @Nullable BlockPolicy block;
-
-	/** The block policy's script arguments, after the limits'; empty for a limiter that blocks no key. */
-	private final List<String> blockArgs;
-
 	/** The lists of limits the limiter has met, checked and turned into script arguments once. */
 	final PreparedLimits prepared;
 
+	/** Reads and changes a key's state outside a decision. */
+	private final KeyState state;
+
 	private RedisRateLimiter(Builder builder) {
 		this.algorithm = builder.algorithm;
-		this.scripts = RedisScripts.of(builder.algorithm);
-		this.keys = new RedisKeys(builder.keyPrefix, this.scripts.keySegment());
-		this.runner = builder.runner;
-		this.clock = builder.clock;
+		this.script = new LimiterScript(builder.algorithm, builder.keyPrefix, builder.runner, builder.clock);
 		this.guard = new RedisGuard(builder.circuitBreaker, builder.denialCache, builder.fallback);
-		this.block = null;
-		this.blockArgs = List.of();
 		this.prepared = new PreparedLimits(builder.algorithm);
+		this.state = new KeyState(this.script, this.prepared, builder.denialCache);
 	}
 
 	/** A limiter like {@code limiter} that blocks refused keys: its keys always carry a hash tag. */
 	private RedisRateLimiter(RedisRateLimiter limiter, BlockPolicy block) {
 		this.algorithm = limiter.algorithm;
-		this.scripts = limiter.scripts;
-		this.keys = limiter.keys.blocking();
-		this.runner = limiter.runner;
-		this.clock = limiter.clock;
+		this.script = limiter.script.blocking(block);
 		this.guard = limiter.guard;
-		this.block = block;
-		this.blockArgs = List.of(Long.toString(micros(block.blockFor())), Double.toString(block.multiplier()),
-				Long.toString(micros(block.max())));
 		this.prepared = limiter.prepared;
+		this.state = limiter.state.blocking(this.script);
 	}
 
 	/**
@@ -111,7 +89,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 
 	@Override
 	public List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
-		return join(decide(key, limits, permits, false, false));
+		return Futures.join(decide(key, limits, permits, false, false));
 	}
 
 	/**
@@ -146,7 +124,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	 */
 	@Override
 	public List<RateLimitDecision> check(String key, List<RateLimit> limits, long permits) {
-		return join(decide(key, limits, permits, false, true));
+		return Futures.join(decide(key, limits, permits, false, true));
 	}
 
 	/**
@@ -188,100 +166,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	private CompletableFuture<List<RateLimitDecision>> decide(String key, List<RateLimit> limits, long permits,
 			boolean async, boolean peek) {
 		Assert.notNull(key, "key must not be null");
-		return this.guard.decide(new Single(key, limits, this.prepared.of(limits, permits), permits, peek), async);
-	}
-
-	/** One call of this limiter, as the guard runs it. */
-	private final class Single extends RedisGuard.Attempt<List<RateLimitDecision>> {
-
-		private final String key;
-
-		private final List<RateLimit> limits;
-
-		private final PreparedLimits.Prepared prepared;
-
-		private final long permits;
-
-		private final boolean peek;
-
-		private @Nullable String denialKey;
-
-		Single(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared, long permits, boolean peek) {
-			this.key = key;
-			this.limits = limits;
-			this.prepared = prepared;
-			this.permits = permits;
-			this.peek = peek;
-		}
-
-		@Override
-		String denialKey() {
-			String denialKey = this.denialKey;
-			if (denialKey == null) {
-				denialKey = RedisRateLimiter.this.keys.denial(this.key, this.prepared.denialSuffix());
-				this.denialKey = denialKey;
-			}
-			return denialKey;
-		}
-
-		@Override
-		long permits() {
-			return this.permits;
-		}
-
-		@Override
-		List<?> run() {
-			return RedisRateLimiter.this.runner.run(script(), scriptKeys(this.key, this.limits), args());
-		}
-
-		@Override
-		CompletableFuture<List<?>> runAsync() {
-			return RedisRateLimiter.this.runner.runAsync(script(), scriptKeys(this.key, this.limits), args());
-		}
-
-		/** Negative permits: the script tells what a call for that many would be told, and charges nothing. */
-		private List<String> args() {
-			return scriptArgs(this.prepared, this.peek ? -this.permits : this.permits, true);
-		}
-
-		@Override
-		List<RateLimitDecision> decisions(List<?> reply) {
-			return RedisScripts.decisions(reply, this.limits);
-		}
-
-		@Override
-		List<RateLimitDecision> remembered(List<RateLimitDecision> decisions) {
-			return decisions;
-		}
-
-		@Override
-		void answered(LocalDenialCache denials, long sentAt, List<RateLimitDecision> decisions) {
-			String denialKey = denialKey();
-			for (RateLimitDecision decision : decisions) {
-				if (!decision.allowed()) {
-					denials.remember(denialKey, this.permits, sentAt, decisions);
-					break;
-				}
-			}
-			denials.observe(denialKey, sentAt, decisions);
-		}
-
-		@Override
-		CompletableFuture<List<RateLimitDecision>> unavailable(@Nullable RateLimiter fallback,
-				@Nullable RuntimeException cause) {
-			if (fallback == null) {
-				return super.unavailable(null, cause);
-			}
-			String fallbackKey = RateLimitKeys.local(RedisRateLimiter.this.algorithm, this.key);
-			try {
-				return CompletableFuture.completedFuture(this.peek ? fallback.check(fallbackKey, this.limits, this.permits)
-						: fallback.tryAcquire(fallbackKey, this.limits, this.permits));
-			}
-			catch (RuntimeException ex) {
-				return CompletableFuture.failedFuture(ex);
-			}
-		}
-
+		return this.guard.decide(new SingleCall(this.script, key, limits, this.prepared.of(limits, permits), permits, peek),
+				async);
 	}
 
 	/**
@@ -297,15 +183,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	 */
 	@Override
 	public List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
-		Assert.notNull(key, "key must not be null");
-		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
-		try {
-			// negative permits: the script tells what a call for one would be told, and writes nothing
-			return read(key, limits, prepared, -1);
-		}
-		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
-		}
+		return this.state.inspect(key, limits);
 	}
 
 	/**
@@ -319,22 +197,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	 */
 	@Override
 	public CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
-		Assert.notNull(key, "key must not be null");
-		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
-		CompletableFuture<List<?>> reply;
-		try {
-			reply = this.runner.runAsync(script(), scriptKeys(key, limits), scriptArgs(prepared, -1, false));
-		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
-			if (failure != null) {
-				Throwable cause = unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not read the state: " + cause, cause);
-			}
-			return RedisScripts.decisions(answer, limits);
-		}));
+		return this.state.inspectAsync(key, limits);
 	}
 
 	/**
@@ -344,12 +207,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	 */
 	@Override
 	public void refund(String key, List<RateLimit> limits, long permits) {
-		try {
-			refundAsync(key, limits, permits).join();
-		}
-		catch (java.util.concurrent.CompletionException ex) {
-			throw (RuntimeException) unwrap(ex);
-		}
+		this.state.refund(key, limits, permits);
 	}
 
 	/**
@@ -359,26 +217,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	 */
 	@Override
 	public CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {
-		Assert.notNull(key, "key must not be null");
-		PreparedLimits.Prepared prepared = this.prepared.of(limits, permits);
-		List<String> args = RedisScripts.args(this.clock, permits, prepared.args(), 1);
-		args.add(this.algorithm.id());
-		CompletableFuture<List<?>> reply;
-		try {
-			reply = this.runner.runAsync(RedisScripts.REFUND, this.keys.forLimits(key, limits), args);
-		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
-			if (failure != null) {
-				Throwable cause = unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not take the permits back: " + cause, cause);
-			}
-			// a refusal remembered until now would refuse what the budget allows again
-			forgetDenials(key);
-			return null;
-		}));
+		return this.state.refundAsync(key, limits, permits);
 	}
 
 	/**
@@ -392,15 +231,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	 */
 	@Override
 	public long reset(String key, List<RateLimit> limits) {
-		Assert.notNull(key, "key must not be null");
-		this.prepared.of(limits, 1);
-		forgetDenials(key);
-		try {
-			return RedisScripts.number(this.runner.run(RedisScripts.RESET, this.keys.forLimits(key, limits), List.of()), 0);
-		}
-		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
-		}
+		return this.state.reset(key, limits);
 	}
 
 	@Override
@@ -447,115 +278,21 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	 * @return the Redis key
 	 */
 	public String redisKey(String id) {
-		return this.keys.single(id);
-	}
-
-	private List<RateLimitDecision> read(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared,
-			long permits) {
-		List<?> reply = this.runner.run(script(), scriptKeys(key, limits), scriptArgs(prepared, permits, false));
-		return RedisScripts.decisions(reply, limits);
-	}
-
-	private RedisScript<List> script() {
-		return (this.block != null) ? this.scripts.blockingScript() : this.scripts.script();
-	}
-
-	/** The keys a script call takes: a blocking limiter's start with the key's block. */
-	private List<String> scriptKeys(String key, List<RateLimit> limits) {
-		List<String> limitKeys = this.keys.forLimits(key, limits);
-		if (this.block == null) {
-			return limitKeys;
-		}
-		List<String> keys = new ArrayList<>(limitKeys.size() + 1);
-		keys.add(this.keys.block(key));
-		keys.addAll(limitKeys);
-		return keys;
-	}
-
-	/**
-	 * The arguments a script call takes: a blocking limiter's end with its policy's, and whether a refusal
-	 * starts a block ({@code blocks}, for decisions and checks; not for reading the state).
-	 */
-	private List<String> scriptArgs(PreparedLimits.Prepared prepared, long permits, boolean blocks) {
-		if (this.block == null) {
-			return RedisScripts.args(this.clock, permits, prepared.args(), 0);
-		}
-		List<String> args = RedisScripts.args(this.clock, permits, prepared.args(), this.blockArgs.size() + 1);
-		args.addAll(this.blockArgs);
-		args.add(blocks ? "1" : "0");
-		return args;
+		return this.script.keys.single(id);
 	}
 
 	/**
 	 * Returns how long a key stays blocked, or blocks it by hand for {@code length}, on a blocking limiter.
 	 */
 	Duration blockState(String key, @Nullable Duration length) {
-		Assert.notNull(key, "key must not be null");
-		BlockPolicy policy = this.block;
-		Assert.state(policy != null, "a limiter that blocks no key has no block state");
-		List<String> args = List.of(RedisScripts.now(this.clock),
-				(length != null) ? Long.toString(micros(length)) : "",
-				Long.toString(micros(policy.blockFor())));
-		try {
-			List<?> reply = this.runner.run(RedisScripts.BLOCK_STATE, List.of(this.keys.block(key)), args);
-			if (length != null) {
-				forgetDenials(key);
-			}
-			return Duration.ofNanos(RedisScripts.number(reply, 0) * 1000);
-		}
-		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not " + ((length != null) ? "block" : "read the block of")
-					+ " the key: " + ex, ex);
-		}
+		return this.state.blockState(key, length);
 	}
 
 	/**
 	 * Lifts a key's block on a blocking limiter.
 	 */
 	boolean unblock(String key) {
-		Assert.notNull(key, "key must not be null");
-		forgetDenials(key);
-		try {
-			return RedisScripts.number(this.runner.run(RedisScripts.RESET, List.of(this.keys.block(key)), List.of()), 0) > 0;
-		}
-		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not unblock the key: " + ex, ex);
-		}
-	}
-
-	/** µs of a duration no longer than {@link RateLimit#MAX_WINDOW}, as the scripts take it. */
-	private static long micros(Duration duration) {
-		return duration.toNanos() / 1000;
-	}
-
-	private void forgetDenials(String key) {
-		LocalDenialCache denials = this.guard.denialCache;
-		if (denials != null) {
-			denials.forget(this.keys.denialPrefix(key));
-		}
-	}
-
-	static Throwable unwrap(Throwable failure) {
-		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-	}
-
-	/**
-	 * Returns the result of a completed future, throwing its failure as it was thrown.
-	 */
-	static <T> T join(CompletableFuture<T> future) {
-		try {
-			return future.join();
-		}
-		catch (CompletionException ex) {
-			Throwable cause = unwrap(ex);
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			if (cause instanceof Error error) {
-				throw error;
-			}
-			throw ex;
-		}
+		return this.state.unblock(key);
 	}
 
 	/**

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
@@ -34,11 +33,11 @@ public final class RedisRateLimiters {
 			return false;
 		}
 		for (RateLimiter limiter : limiters) {
-			if (!(limiter instanceof RedisRateLimiter redis) || redis.runner != first.runner) {
+			if (!(limiter instanceof RedisRateLimiter redis) || redis.script.runner != first.script.runner) {
 				return false;
 			}
 		}
-		return first.runner.takesKeysOfAnySlot();
+		return first.script.runner.takesKeysOfAnySlot();
 	}
 
 	/**
@@ -52,7 +51,7 @@ public final class RedisRateLimiters {
 	 * @throws RateLimiterUnavailableException when Redis cannot decide
 	 */
 	public static List<List<RateLimitDecision>> tryAcquireTogether(List<Call> calls) {
-		return RedisRateLimiter.join(together(calls, false));
+		return Futures.join(together(calls, false));
 	}
 
 	/**
@@ -99,7 +98,7 @@ public final class RedisRateLimiters {
 		}
 
 		private String denialKey(int call) {
-			return this.calls.get(call).limiter().keys.denial(this.calls.get(call).key(),
+			return this.calls.get(call).limiter().script.keys.denial(this.calls.get(call).key(),
 					this.prepared.get(call).denialSuffix());
 		}
 
@@ -121,7 +120,7 @@ public final class RedisRateLimiters {
 		}
 
 		private RedisScriptRunner runner() {
-			return this.calls.get(0).limiter().runner;
+			return this.calls.get(0).limiter().script.runner;
 		}
 
 		/**
@@ -134,8 +133,8 @@ public final class RedisRateLimiters {
 			args.add(Integer.toString(this.calls.size()));
 			for (int c = 0; c < this.calls.size(); c++) {
 				Call call = this.calls.get(c);
-				List<String> ownKeys = call.limiter().keys.forLimits(call.key(), call.limits());
-				List<String> ownArgs = RedisScripts.args(call.limiter().clock, call.permits(),
+				List<String> ownKeys = call.limiter().script.keys.forLimits(call.key(), call.limits());
+				List<String> ownArgs = RedisScripts.args(call.limiter().script.clock, call.permits(),
 						this.prepared.get(c).args(), 0);
 				args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
 				args.add(Integer.toString(ownKeys.size()));

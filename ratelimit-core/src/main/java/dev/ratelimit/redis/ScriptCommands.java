@@ -34,7 +34,7 @@ final class ScriptCommands {
 	void send(RedisScript<List> script, byte[][] keys, byte[][] args, @Nullable PendingCall pending, Reply done) {
 		this.connection.connect().whenComplete((connected, failure) -> {
 			if (failure != null) {
-				done.accept(null, this.connection.translate(RedisRateLimiter.unwrap(failure), null));
+				done.accept(null, this.connection.translate(Futures.unwrap(failure), null));
 				return;
 			}
 			if (pending != null && pending.answer.isDone()) {
@@ -65,7 +65,7 @@ final class ScriptCommands {
 			if (error == null) {
 				done.accept(reply, null);
 			}
-			else if (RedisRateLimiter.unwrap(error) instanceof RedisNoScriptException) {
+			else if (Futures.unwrap(error) instanceof RedisNoScriptException) {
 				RedisFuture<List<?>> eval;
 				try {
 					eval = connected.commands()
@@ -80,11 +80,11 @@ final class ScriptCommands {
 					pending.sent(eval);
 				}
 				eval.whenComplete((evalReply, evalError) -> done.accept(evalReply,
-						(evalError != null) ? this.connection.translate(RedisRateLimiter.unwrap(evalError), connected)
+						(evalError != null) ? this.connection.translate(Futures.unwrap(evalError), connected)
 								: null));
 			}
 			else {
-				done.accept(null, this.connection.translate(RedisRateLimiter.unwrap(error), connected));
+				done.accept(null, this.connection.translate(Futures.unwrap(error), connected));
 			}
 		});
 	}

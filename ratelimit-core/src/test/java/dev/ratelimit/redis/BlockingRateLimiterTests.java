@@ -19,7 +19,6 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.InvalidRateLimitException;
-import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.MutableClock;

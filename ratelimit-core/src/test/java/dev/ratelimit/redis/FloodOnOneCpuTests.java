@@ -15,7 +15,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.testsupport.RedisTestServer;

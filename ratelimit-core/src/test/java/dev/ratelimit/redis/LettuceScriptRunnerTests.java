@@ -166,5 +166,4 @@ class LettuceScriptRunnerTests {
 			.build());
 	}
 
-
 }

@@ -21,7 +21,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;

@@ -23,12 +23,12 @@ import dev.ratelimit.actuate.RateLimitDescriptors.ResetDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
 import dev.ratelimit.web.internal.AddressLists;
-import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.PlanSource;
-import dev.ratelimit.web.RateLimitPlans;
+import dev.ratelimit.web.internal.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

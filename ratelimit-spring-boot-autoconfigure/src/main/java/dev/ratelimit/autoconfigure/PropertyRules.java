@@ -2,7 +2,6 @@ package dev.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -131,15 +130,16 @@ final class PropertyRules {
 			// a calendar quota is a fixed window, the calendar's, whatever ratelimit.default-algorithm says
 			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits,
 					(period != null) ? Algorithm.FIXED_WINDOW : rule.getAlgorithm(), rule.getKey(), rule.getMissingKey(),
-					rule.getCost(), rule.getShadow())
-				.toBuilder()
-				.allowKeys(new LinkedHashSet<>(rule.getAllowKeys()))
-				.build();
+					rule.getCost(), rule.getShadow());
 			RateLimitRule planned = factory.withBlock(
 					factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
 							rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses()),
 					rule.getBlockFor(), rule.getBlockMultiplier(), rule.getBlockMax());
-			return (period != null) ? planned.toBuilder().period(period, rule.getZone()).build() : planned;
+			RateLimitRule.Builder builder = planned.toBuilder();
+			if (period != null) {
+				builder.period(period, rule.getZone());
+			}
+			return rule.applyTo(builder).build();
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);

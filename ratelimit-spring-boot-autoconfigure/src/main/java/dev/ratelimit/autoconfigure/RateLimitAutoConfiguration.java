@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
@@ -134,7 +134,7 @@ public final class RateLimitAutoConfiguration {
 
 		/**
 		 * Builds the limiter that decides rules: without a fallback, since the
-		 * {@link dev.ratelimit.web.RateLimitEnforcer} applies every failure mode itself, with the same
+		 * {@link dev.ratelimit.web.internal.RateLimitEnforcer} applies every failure mode itself, with the same
 		 * in-memory limiter and keys.
 		 */
 		RedisRateLimiter forRules(Algorithm algorithm) {

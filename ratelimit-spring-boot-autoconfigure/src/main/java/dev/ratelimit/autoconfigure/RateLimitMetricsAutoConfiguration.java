@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 
 import org.springframework.beans.factory.ObjectProvider;

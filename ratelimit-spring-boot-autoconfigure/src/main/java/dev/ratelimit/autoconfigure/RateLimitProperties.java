@@ -5,6 +5,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -15,6 +16,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.ForwardedHeader;
 import dev.ratelimit.web.MissingKey;
+import dev.ratelimit.web.RateLimitRule;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -689,6 +691,16 @@ public class RateLimitProperties {
 
 		public void setAllowKeys(List<String> allowKeys) {
 			this.allowKeys = allowKeys;
+		}
+
+		/**
+		 * Sets the options of this rule whose type says all there is to check on the rule being built from it; the
+		 * rule's builder checks what the type cannot, and a new option of that kind is read here, in one line.
+		 * @param rule the builder of the rule
+		 * @return the builder
+		 */
+		RateLimitRule.Builder applyTo(RateLimitRule.Builder rule) {
+			return rule.allowKeys(new LinkedHashSet<>(this.allowKeys));
 		}
 
 		public long getCost() {

@@ -10,10 +10,10 @@ import org.apache.commons.logging.LogFactory;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.KeyResolvers;
-import dev.ratelimit.web.RateLimitPlans;
+import dev.ratelimit.web.internal.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;

@@ -2,15 +2,15 @@ package dev.ratelimit.autoconfigure;
 
 import java.util.List;
 
-import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
-import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
+import dev.ratelimit.web.reactive.internal.ReactiveRateLimitSupport;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -5,16 +5,16 @@ import java.util.List;
 
 import jakarta.servlet.DispatcherType;
 
-import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
-import dev.ratelimit.web.servlet.RateLimitResponseWriter;
-import dev.ratelimit.web.servlet.ServletRateLimitSupport;
+import dev.ratelimit.web.servlet.internal.RateLimitResponseWriter;
+import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

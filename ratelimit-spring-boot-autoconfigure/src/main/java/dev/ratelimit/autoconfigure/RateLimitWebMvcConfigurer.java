@@ -1,6 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 
 import org.springframework.beans.factory.ListableBeanFactory;

@@ -6,6 +6,12 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.web.internal.ClientAddressResolver;
+import dev.ratelimit.web.internal.ExchangeKeys;
+import dev.ratelimit.web.internal.RateLimitEnforcer;
+import dev.ratelimit.web.internal.RateLimitHeaders;
+import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitVerdict;
 
 /**
  * One request's way through the rules, the same whichever entry point it came in by (the servlet filter and

@@ -3,6 +3,8 @@ package dev.ratelimit.web;
 import java.util.List;
 
 import org.springframework.util.Assert;
+import dev.ratelimit.web.internal.RateLimitHeaders;
+import dev.ratelimit.web.internal.RateLimitVerdict;
 
 /**
  * A request the rules refused, as the {@link RateLimitRejectionHandler} sees it: one of four cases,

@@ -1,6 +1,7 @@
 package dev.ratelimit.web;
 
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,8 +18,9 @@ import org.springframework.web.util.pattern.PathPattern;
 /**
  * One rule in force: which requests it applies to, the limit, the algorithm, whose budget a request
  * charges and how many permits it takes: immutable, its options typed values read once from properties,
- * annotations or routes. Build one with {@link RateLimitRuleFactory}, which checks it; {@link #toBuilder()}
- * derives one rule from another.
+ * annotations or routes. Build one with {@link RateLimitRuleFactory}, which checks it; {@link #builder} and
+ * {@link #toBuilder()} hold its options, so that a new one is a component, a builder setter and the code that
+ * reads it.
  *
  * @param name the rule's name, used in headers and in Redis keys
  * @param paths the path patterns the rule applies to; empty for a rule attached to a handler
@@ -61,6 +63,22 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 */
 	public Builder toBuilder() {
 		return new Builder(this);
+	}
+
+	/**
+	 * Returns a builder of a rule of the options every rule has; the others start at their defaults (every
+	 * path and method, the client address charged when the key is missing, a cost of 1, enforcing, no plans, no
+	 * calendar period, no condition, charged before the handler, no block). {@link RateLimitRuleFactory} checks
+	 * what it builds.
+	 * @param name the rule's name
+	 * @param limits the limits
+	 * @param algorithm the algorithm
+	 * @param key whose budget a request charges
+	 * @param source where the rule is defined, for messages
+	 * @return the builder
+	 */
+	public static Builder builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
+		return new Builder(name, limits, algorithm, key, source);
 	}
 
 	/**
@@ -217,19 +235,37 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 */
 	public static final class Builder {
 
-		private final RateLimitRule from;
+		private final String name;
 
-		private Set<String> allowKeys;
+		private final List<RateLimit> limits;
 
-		private Map<String, List<RateLimit>> plans;
+		private final Algorithm algorithm;
+
+		private final RuleKey key;
+
+		private final String source;
+
+		private List<PathPattern> paths = List.of();
+
+		private Set<String> methods = Set.of();
+
+		private MissingKey missingKey = MissingKey.CLIENT_ADDRESS;
+
+		private long cost = 1;
+
+		private boolean shadow;
+
+		private Set<String> allowKeys = Set.of();
+
+		private Map<String, List<RateLimit>> plans = Map.of();
 
 		private @Nullable PlanSource plan;
 
 		private @Nullable CalendarPeriod period;
 
-		private ZoneId zone;
+		private ZoneId zone = ZoneOffset.UTC;
 
-		private List<PathPattern> excludePaths;
+		private List<PathPattern> excludePaths = List.of();
 
 		private @Nullable String condition;
 
@@ -237,8 +273,21 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 		private @Nullable BlockPolicy block;
 
+		private Builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
+			this.name = name;
+			this.limits = List.copyOf(limits);
+			this.algorithm = algorithm;
+			this.key = key;
+			this.source = source;
+		}
+
 		private Builder(RateLimitRule from) {
-			this.from = from;
+			this(from.name, from.limits, from.algorithm, from.key, from.source);
+			this.paths = from.paths;
+			this.methods = from.methods;
+			this.missingKey = from.missingKey;
+			this.cost = from.cost;
+			this.shadow = from.shadow;
 			this.allowKeys = from.allowKeys;
 			this.plans = from.plans;
 			this.plan = from.plan;
@@ -248,6 +297,48 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			this.condition = from.condition;
 			this.countStatuses = from.countStatuses;
 			this.block = from.block;
+		}
+
+		/**
+		 * Sets the path patterns the rule applies to and the HTTP methods, empty for all.
+		 * @param patterns the patterns
+		 * @param httpMethods the methods, upper case
+		 * @return this builder
+		 */
+		public Builder paths(List<PathPattern> patterns, Set<String> httpMethods) {
+			this.paths = List.copyOf(patterns);
+			this.methods = Set.copyOf(httpMethods);
+			return this;
+		}
+
+		/**
+		 * Sets what the rule does with a request that lacks its key; by default it charges the client address.
+		 * @param whenMissing what it does
+		 * @return this builder
+		 */
+		public Builder missingKey(MissingKey whenMissing) {
+			this.missingKey = whenMissing;
+			return this;
+		}
+
+		/**
+		 * Sets the permits one request takes, 1 by default; the factory checks it against the limits.
+		 * @param permits the permits
+		 * @return this builder
+		 */
+		public Builder cost(long permits) {
+			this.cost = permits;
+			return this;
+		}
+
+		/**
+		 * Sets whether the rule only observes.
+		 * @param observeOnly whether it refuses no request
+		 * @return this builder
+		 */
+		public Builder shadow(boolean observeOnly) {
+			this.shadow = observeOnly;
+			return this;
 		}
 
 		/**
@@ -329,10 +420,9 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		 * @return the rule
 		 */
 		public RateLimitRule build() {
-			RateLimitRule r = this.from;
-			return new RateLimitRule(r.name, r.paths, r.methods, r.limits, r.algorithm, r.key, r.missingKey, r.cost,
-					r.source, r.shadow, this.allowKeys, this.plans, this.plan, this.period, this.zone, this.excludePaths,
-					this.condition, this.countStatuses, this.block);
+			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
+					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
+					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block);
 		}
 
 	}

@@ -2,7 +2,6 @@ package dev.ratelimit.web;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -108,9 +107,10 @@ public final class RateLimitRuleFactory {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
 		}
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
-		return new RateLimitRule(name, List.of(), Set.of(), List.copyOf(checkedLimits(name, limits, chosen, cost)),
-				chosen, new RuleKey.Resolver(), MissingKey.CLIENT_ADDRESS, cost, source, this.shadow, Set.of(), Map.of(), null,
-				null, ZoneOffset.UTC, List.of(), null, null, null);
+		return RateLimitRule.builder(name, checkedLimits(name, limits, chosen, cost), chosen, new RuleKey.Resolver(), source)
+			.cost(cost)
+			.shadow(this.shadow)
+			.build();
 	}
 
 	/**
@@ -165,9 +165,12 @@ public final class RateLimitRuleFactory {
 		}
 		List<RateLimit> limits = checkedLimits(name, definitions, chosen, cost);
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
-		return new RateLimitRule(name, List.copyOf(patterns), methods, List.copyOf(limits), chosen, checkKey(name, keySpec),
-				missingKey, cost, source, shadow, Set.of(), Map.of(), null, null, ZoneOffset.UTC, List.of(), null,
-				null, null);
+		return RateLimitRule.builder(name, limits, chosen, checkKey(name, keySpec), source)
+			.paths(patterns, methods)
+			.missingKey(missingKey)
+			.cost(cost)
+			.shadow(shadow)
+			.build();
 	}
 
 	private static List<RateLimit> checkedLimits(String name, List<LimitDefinition> definitions, Algorithm algorithm,

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
@@ -179,8 +179,6 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("Property ratelimit.local.max-keys with value '0' is invalid"));
 	}
-
-
 
 	/**
 	 * Returns a part the starter built a limiter with: the limiters show none of them, so the test reads

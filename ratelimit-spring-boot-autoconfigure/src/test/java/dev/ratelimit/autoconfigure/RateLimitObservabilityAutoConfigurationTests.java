@@ -8,7 +8,7 @@ import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -4,7 +4,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.web.internal.ObservationRateLimitObserver;
-import dev.ratelimit.web.RateLimitEnforcer;
+import dev.ratelimit.web.internal.RateLimitEnforcer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;

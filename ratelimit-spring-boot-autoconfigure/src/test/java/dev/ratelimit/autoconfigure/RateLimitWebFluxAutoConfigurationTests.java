@@ -3,7 +3,7 @@ package dev.ratelimit.autoconfigure;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
@@ -88,7 +88,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 	static class OwnFilterConfiguration {
 
 		@Bean
-		RateLimitWebFilter myFilter(dev.ratelimit.web.reactive.ReactiveRateLimitSupport support) {
+		RateLimitWebFilter myFilter(dev.ratelimit.web.reactive.internal.ReactiveRateLimitSupport support) {
 			return new RateLimitWebFilter(support, 42);
 		}
 

@@ -16,7 +16,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.testsupport.DocumentationExamples;
 import dev.ratelimit.testsupport.DocumentationExamples.Block;
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 

@@ -12,8 +12,11 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
+import dev.ratelimit.web.internal.RateLimitEnforcer.RequestKeys;
 import dev.ratelimit.web.internal.ObservationRateLimitObserver;
+import dev.ratelimit.web.internal.RateLimitEnforcer;
+import dev.ratelimit.web.internal.RateLimitPlans;
+import dev.ratelimit.web.internal.RateLimitRules;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;

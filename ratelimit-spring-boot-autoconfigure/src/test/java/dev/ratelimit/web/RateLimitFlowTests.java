@@ -20,6 +20,11 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.CidrBlock;
 import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.web.internal.ClientAddressResolver;
+import dev.ratelimit.web.internal.RateLimitEnforcer;
+import dev.ratelimit.web.internal.RateLimitHeaders;
+import dev.ratelimit.web.internal.RateLimitPlans;
+import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;

@@ -17,7 +17,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
+import dev.ratelimit.web.internal.RateLimitPlans;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.dao.DataAccessException;

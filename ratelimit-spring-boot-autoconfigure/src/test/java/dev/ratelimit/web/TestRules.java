@@ -6,12 +6,12 @@ import dev.ratelimit.Algorithm;
  * Rules for tests of the rule engine without a web application: a factory whose rules may name no key-resolver
  * bean.
  */
-final class TestRules {
+public final class TestRules {
 
 	private TestRules() {
 	}
 
-	static RateLimitRuleFactory factory(Algorithm defaultAlgorithm) {
+	public static RateLimitRuleFactory factory(Algorithm defaultAlgorithm) {
 		return new RateLimitRuleFactory(defaultAlgorithm, new KeyResolvers() {
 
 			@Override

@@ -12,7 +12,7 @@ import reactor.util.context.ContextView;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
+import dev.ratelimit.web.reactive.ReactorObservations;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
@@ -115,7 +115,7 @@ final class RouteExchange implements RateLimitExchange {
 	@Override
 	public <T> T observed(Supplier<T> call) {
 		// with the request's server observation current, the decision's observation is its child
-		return ReactiveRateLimitSupport.inRequest(this.context, call);
+		return ReactorObservations.inRequest(this.context, call);
 	}
 
 	@Override

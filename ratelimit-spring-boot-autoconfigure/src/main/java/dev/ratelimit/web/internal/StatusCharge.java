@@ -4,8 +4,9 @@ import java.util.List;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.ResponseStatuses;
+
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.ResponseStatuses;
 
 /**
  * A charge a request took before its handler ran under a rule that counts responses by status

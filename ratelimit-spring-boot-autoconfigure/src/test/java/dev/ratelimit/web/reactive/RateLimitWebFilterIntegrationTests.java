@@ -8,11 +8,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRules;
+import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;

@@ -128,7 +128,7 @@ class RateLimitObservabilityIntegrationTests extends RedisBackedWebTests {
 		assertThat((Integer) JsonPath.read(fallback.body(), "$.limits[0].remaining")).isZero();
 		assertThat(send(this.port, "DELETE", "/actuator/ratelimit/keyed/127.0.0.1?clientAddress=true").statusCode())
 			.isEqualTo(200);
-		this.denialCache.ifAvailable(dev.ratelimit.LocalDenialCache::clear);
+		this.denialCache.ifAvailable(dev.ratelimit.redis.LocalDenialCache::clear);
 		assertThat(get(this.port, "/keyed").statusCode()).isEqualTo(200);
 		// the same address as an API key is another budget, untouched
 		assertThat((Integer) JsonPath.read(get(this.port, "/actuator/ratelimit/keyed/127.0.0.1").body(),

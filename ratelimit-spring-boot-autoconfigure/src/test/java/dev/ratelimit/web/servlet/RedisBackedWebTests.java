@@ -2,7 +2,7 @@ package dev.ratelimit.web.servlet;
 
 import org.junit.jupiter.api.BeforeEach;
 
-import dev.ratelimit.LocalDenialCache;
+import dev.ratelimit.redis.LocalDenialCache;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;

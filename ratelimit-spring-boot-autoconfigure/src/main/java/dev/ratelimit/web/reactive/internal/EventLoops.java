@@ -1,4 +1,4 @@
-package dev.ratelimit.web.reactive;
+package dev.ratelimit.web.reactive.internal;
 
 import java.util.concurrent.CompletableFuture;
 

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -17,7 +17,9 @@ import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.internal.AddressLists;
+import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRuleFactory;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;

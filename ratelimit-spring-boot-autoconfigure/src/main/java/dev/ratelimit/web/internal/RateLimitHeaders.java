@@ -1,10 +1,11 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
 import org.springframework.http.HttpHeaders;
+import dev.ratelimit.web.AppliedLimit;
 
 /**
  * Builds the rate-limit headers of draft-ietf-httpapi-ratelimit-headers ({@code RateLimit-Policy},

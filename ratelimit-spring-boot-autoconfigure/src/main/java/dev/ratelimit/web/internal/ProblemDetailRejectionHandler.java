@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.net.URI;
 import java.time.Duration;
@@ -9,6 +9,11 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import dev.ratelimit.web.AppliedLimit;
+import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RuleKey;
 
 /**
  * The default {@link RateLimitRejectionHandler}: an RFC 9457 {@link ProblemDetail}, with the violated

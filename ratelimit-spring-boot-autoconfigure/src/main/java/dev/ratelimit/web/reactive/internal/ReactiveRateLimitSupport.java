@@ -1,4 +1,4 @@
-package dev.ratelimit.web.reactive;
+package dev.ratelimit.web.reactive.internal;
 
 import java.net.InetSocketAddress;
 import java.security.Principal;
@@ -11,15 +11,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
-import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
@@ -28,6 +26,11 @@ import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.ContentNegotiation;
 import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
+import dev.ratelimit.web.reactive.RateLimitWebFilter;
+import dev.ratelimit.web.reactive.ReactorObservations;
+import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
+import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
@@ -100,7 +103,7 @@ public final class ReactiveRateLimitSupport {
 	 * @param exchange the exchange
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
-	Mono<Boolean> applyBeforeAuthentication(ServerWebExchange exchange) {
+	public Mono<Boolean> applyBeforeAuthentication(ServerWebExchange exchange) {
 		return Mono.deferContextual((context) -> Mono
 			.fromFuture(() -> this.flow.beforeAuthentication(new WebFluxExchange(exchange, context)), true));
 	}
@@ -111,7 +114,7 @@ public final class ReactiveRateLimitSupport {
 	 * @param exchange the exchange
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
-	Mono<Boolean> applyAfterAuthentication(ServerWebExchange exchange) {
+	public Mono<Boolean> applyAfterAuthentication(ServerWebExchange exchange) {
 		return Mono.deferContextual((context) -> Mono
 			.fromFuture(() -> this.flow.afterAuthentication(new WebFluxExchange(exchange, context)), true));
 	}
@@ -227,7 +230,7 @@ public final class ReactiveRateLimitSupport {
 
 		@Override
 		public <T> T observed(Supplier<T> call) {
-			return inRequest(this.context, call);
+			return ReactorObservations.inRequest(this.context, call);
 		}
 
 		@Override
@@ -263,21 +266,6 @@ public final class ReactiveRateLimitSupport {
 				.settleAsync(charges, (response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
 		}
 
-	}
-
-	/**
-	 * Asks for a decision with the request's server observation (from its Reactor context) current, so that the
-	 * decisions' observations are its children; the scope opens and closes on the calling thread. For the
-	 * reactive entry points: the WebFlux filters and Spring Cloud Gateway's rate limiter.
-	 * @param context the Reactor context of the request's chain
-	 * @param call asks for the decision
-	 * @param <T> what the call returns
-	 * @return what the call returned
-	 * @since 0.1.0
-	 */
-	public static <T> T inRequest(ContextView context, Supplier<T> call) {
-		Object server = context.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
-		return (server instanceof Observation observation) ? observation.scoped(call) : call.get();
 	}
 
 	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange) {

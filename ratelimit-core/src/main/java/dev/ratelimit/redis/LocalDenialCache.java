@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +15,8 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.RateLimitDecision;
+
 import org.springframework.util.Assert;
 
 /**
@@ -23,14 +25,12 @@ import org.springframework.util.Assert;
  * can only take permits, never give them back, so this never refuses a call Redis would grant, nor for
  * longer (the deadline counts from before the call was sent). Memory is bounded: past
  * {@code maxKeys} entries, expired ones are dropped (at most once a second) and new rejections are not
- * remembered.
+ * remembered. A hot key is also kept from flooding Redis with calls bound to be refused: below
+ * 64 permits left, at most as many calls as it has permits left, plus one,
+ * are in flight at once from this instance; waiting only delays a call (at most a second), it never refuses one.
  * <p>
- * A hot key is also kept from flooding Redis with calls bound to be refused: once Redis tells that a
- * key has fewer than {@value #LOW_REMAINING} permits left, at most that many calls plus one for it are
- * in flight at once from this instance; the others wait for one of them to come back, then read its
- * refusal from memory or go in turn. The one call more than the permits left is the one that learns of
- * the refusal, so a key whose budget runs out costs one refused Redis call per retry period, however
- * many threads want it. Waiting only delays a call (at most a second), it never refuses one.
+ * Give one to {@link RedisRateLimiter.Builder#denialCache}; the limiters call it, the application only reads
+ * {@link #hits()} and {@link #size()} or {@link #clear() clears} it.
  *
  * @since 0.1.0
  */
@@ -47,19 +47,13 @@ public final class LocalDenialCache {
 	/** How many calls of others coming back one look-up of a low budget waits for before it goes itself. */
 	private static final int MAX_TURN_WAITS = 64;
 
-	/** What {@link #send} answers a caller that is to look in memory again. */
-	private static final CompletableFuture<Void> LOOK_AGAIN = CompletableFuture.completedFuture(null);
-
 	private final int maxKeys;
 
 	private final LongSupplier nanoTime;
 
-	/** Below how many permits left a key's calls in flight are counted and held to the permits left. */
-	static final long LOW_REMAINING = 64;
-
 	private final Map<String, Denial> denials = new ConcurrentHashMap<>();
 
-	private final Map<String, Budget> budgets = new ConcurrentHashMap<>();
+	private final HotKeyThrottle throttle;
 
 	private final LongAdder hits = new LongAdder();
 
@@ -78,17 +72,18 @@ public final class LocalDenialCache {
 	 * @param maxKeys how many rejected keys to remember at most, at least 1
 	 * @param nanoTime the clock, in nanoseconds
 	 */
-	public LocalDenialCache(int maxKeys, LongSupplier nanoTime) {
+	LocalDenialCache(int maxKeys, LongSupplier nanoTime) {
 		Assert.isTrue(maxKeys >= 1, () -> "maxKeys must be at least 1, but was " + maxKeys);
 		this.maxKeys = maxKeys;
 		this.nanoTime = nanoTime;
+		this.throttle = new HotKeyThrottle(maxKeys, nanoTime, this::refuses);
 	}
 
 	/**
 	 * Returns the current time of the cache's clock, to be taken before a call is sent.
 	 * @return the time in nanoseconds
 	 */
-	public long now() {
+	long now() {
 		return this.nanoTime.getAsLong();
 	}
 
@@ -99,7 +94,7 @@ public final class LocalDenialCache {
 	 * @param permits the permits the call asks for
 	 * @return the decisions, or {@code null} when the call must go to Redis
 	 */
-	public @Nullable List<RateLimitDecision> lookup(String key, long permits) {
+	@Nullable List<RateLimitDecision> lookup(String key, long permits) {
 		int probeWaits = 0;
 		int turnWaits = 0;
 		while (true) {
@@ -113,7 +108,7 @@ public final class LocalDenialCache {
 				return decisions(found);
 			}
 			else {
-				CompletableFuture<Void> turn = send(key, permits);
+				CompletableFuture<Void> turn = this.throttle.send(key, permits);
 				// a caller that waited long enough goes anyway: waiting must never refuse a call
 				if (turn == null || turnWaits++ >= MAX_TURN_WAITS || !await(turn)) {
 					return null;
@@ -130,7 +125,7 @@ public final class LocalDenialCache {
 	 * @return the decisions, or {@code null} when the call must go to Redis; completed at once unless
 	 * another caller is asking Redis
 	 */
-	public CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits) {
+	CompletableFuture<@Nullable List<RateLimitDecision>> lookupAsync(String key, long permits) {
 		return lookupAsync(key, permits, 0, 0);
 	}
 
@@ -141,7 +136,7 @@ public final class LocalDenialCache {
 		if (found != null && !probing) {
 			return CompletableFuture.completedFuture(decisions(found));
 		}
-		CompletableFuture<?> awaited = probing ? (CompletableFuture<?>) found : send(key, permits);
+		CompletableFuture<?> awaited = probing ? (CompletableFuture<?>) found : this.throttle.send(key, permits);
 		if (awaited == null || (probing ? probeWaits >= MAX_WAITS : turnWaits >= MAX_TURN_WAITS)) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -158,91 +153,19 @@ public final class LocalDenialCache {
 	}
 
 	/**
-	 * Lets a call for a key go to Redis, counting it in flight when the key's budget is low, or returns
-	 * the future to wait for when as many calls are in flight as the key has permits left, plus one; a
-	 * completed one when a refusal the call is bound to meet was remembered since it looked.
-	 */
-	private @Nullable CompletableFuture<Void> send(String key, long permits) {
-		Budget budget = this.budgets.get(key);
-		if (budget == null) {
-			return null;
-		}
-		synchronized (budget) {
-			long now = this.nanoTime.getAsLong();
-			// once the budget is full again, it has its limit left
-			long left = (now - budget.until >= 0) ? budget.limit : budget.remaining;
-			if (budget.inFlight <= left) {
-				// the call that learnt of a refusal remembers it before it leaves the calls in flight: one
-				// that came back refused since this caller looked is read from memory, not asked again
-				Denial denial = this.denials.get(key);
-				if (denial != null && now - denial.until < 0 && permits >= denial.permits) {
-					return LOOK_AGAIN;
-				}
-				budget.inFlight++;
-				return null;
-			}
-			if (budget.released == null) {
-				budget.released = new CompletableFuture<>();
-			}
-			return budget.released;
-		}
-	}
-
-	/**
-	 * Learns what Redis told of a key's budget, from a call's decisions: below {@value #LOW_REMAINING}
-	 * permits left (the fewest of its limits; none when refused) the key's calls in flight are held to
-	 * the permits left, plus one, until the budget is full again or known to be plentiful.
+	 * Learns what Redis told of a key's budget, from a call's decisions, for the {@link HotKeyThrottle}.
 	 * @param key the key, limits included
 	 * @param sentAt when the call was sent, from {@link #now()}
 	 * @param decisions the decisions Redis returned
 	 */
-	public void observe(String key, long sentAt, List<RateLimitDecision> decisions) {
-		long remaining = Long.MAX_VALUE;
-		long limit = Long.MAX_VALUE;
-		Duration full = Duration.ZERO;
-		for (RateLimitDecision decision : decisions) {
-			remaining = Math.min(remaining, decision.allowed() ? decision.remaining() : 0);
-			limit = Math.min(limit, decision.limit());
-			if (decision.resetAfter().compareTo(full) > 0) {
-				full = decision.resetAfter();
-			}
-		}
-		Budget budget = this.budgets.get(key);
-		if (budget == null) {
-			if (remaining >= LOW_REMAINING) {
-				return;
-			}
-			if (this.budgets.size() >= this.maxKeys) {
-				long now = this.nanoTime.getAsLong();
-				this.budgets.values().removeIf((idle) -> idle.isOver(now));
-				if (this.budgets.size() >= this.maxKeys) {
-					return;
-				}
-			}
-			budget = this.budgets.computeIfAbsent(key, (k) -> new Budget());
-		}
-		synchronized (budget) {
-			long until = sentAt + Math.max(full.toNanos(), 1);
-			if (budget.sentAt == Long.MIN_VALUE || sentAt - budget.until >= 0) {
-				// the first answer, or one to a call sent once the budget was full again
-				budget.sentAt = sentAt;
-				budget.remaining = remaining;
-				budget.limit = limit;
-				budget.until = until;
-			}
-			else {
-				// answers come back in any order: until the budget is full again, the fewest permits told
-				// stands (permits that time gives back meanwhile only make this cautious, never refuse)
-				budget.remaining = Math.min(budget.remaining, remaining);
-				budget.limit = Math.min(budget.limit, limit);
-				if (until - budget.until > 0) {
-					budget.until = until;
-				}
-			}
-			if (budget.inFlight == 0 && budget.isPlentiful(this.nanoTime.getAsLong())) {
-				this.budgets.remove(key, budget);
-			}
-		}
+	void observe(String key, long sentAt, List<RateLimitDecision> decisions) {
+		this.throttle.observe(key, sentAt, decisions);
+	}
+
+	/** Whether a remembered refusal of {@code key} refuses a call for {@code permits} at {@code now}. */
+	private boolean refuses(String key, long permits, long now) {
+		Denial denial = this.denials.get(key);
+		return denial != null && now - denial.until < 0 && permits >= denial.permits;
 	}
 
 	/**
@@ -298,7 +221,7 @@ public final class LocalDenialCache {
 	 * @param sentAt when the call was sent, from {@link #now()}
 	 * @param decisions the decisions of the refused call
 	 */
-	public void remember(String key, long permits, long sentAt, List<RateLimitDecision> decisions) {
+	void remember(String key, long permits, long sentAt, List<RateLimitDecision> decisions) {
 		Duration earliest = null;
 		for (RateLimitDecision decision : decisions) {
 			if (!decision.allowed() && (earliest == null || decision.retryAfter().compareTo(earliest) < 0)) {
@@ -333,27 +256,12 @@ public final class LocalDenialCache {
 	 * or failed): the callers waiting for it go to Redis themselves.
 	 * @param key the key, limits included
 	 */
-	public void settle(String key) {
+	void settle(String key) {
 		Denial denial = this.denials.get(key);
 		if (denial != null && denial.probe != null && this.denials.remove(key, denial)) {
 			denial.probe.complete(null);
 		}
-		Budget budget = this.budgets.get(key);
-		if (budget != null) {
-			CompletableFuture<Void> released;
-			synchronized (budget) {
-				// a call sent before the key was counted may come back after: never below none
-				budget.inFlight = Math.max(budget.inFlight - 1, 0);
-				released = budget.released;
-				budget.released = null;
-				if (budget.inFlight == 0 && budget.isPlentiful(this.nanoTime.getAsLong())) {
-					this.budgets.remove(key, budget);
-				}
-			}
-			if (released != null) {
-				released.complete(null);
-			}
-		}
+		this.throttle.settle(key);
 	}
 
 	private static boolean await(CompletableFuture<?> probe) {
@@ -374,9 +282,9 @@ public final class LocalDenialCache {
 	 * Forgets the rejections of keys that start with {@code prefix}, for example after a key was reset.
 	 * @param prefix the start of the keys
 	 */
-	public void forget(String prefix) {
+	void forget(String prefix) {
 		this.denials.entrySet().removeIf((entry) -> entry.getKey().startsWith(prefix) && released(entry.getValue()));
-		this.budgets.entrySet().removeIf((entry) -> entry.getKey().startsWith(prefix) && entry.getValue().release());
+		this.throttle.forget(prefix);
 	}
 
 	/**
@@ -384,7 +292,7 @@ public final class LocalDenialCache {
 	 */
 	public void clear() {
 		this.denials.values().removeIf(LocalDenialCache::released);
-		this.budgets.values().removeIf(Budget::release);
+		this.throttle.clear();
 	}
 
 	/** Wakes the callers waiting on a probe of a denial about to be dropped. */
@@ -417,51 +325,6 @@ public final class LocalDenialCache {
 
 	private record Denial(long sentAt, long until, long permits, List<RateLimitDecision> decisions,
 			@Nullable CompletableFuture<Void> probe) {
-	}
-
-	/**
-	 * What Redis last told of a key with few permits left, and the calls for it in flight. Guarded by its
-	 * own monitor.
-	 */
-	private static final class Budget {
-
-		long sentAt = Long.MIN_VALUE;
-
-		long remaining = Long.MAX_VALUE;
-
-		/** The fewest permits of the key's limits: what it has left once its budget is full again. */
-		long limit = Long.MAX_VALUE;
-
-		/** When the budget is full again. */
-		long until;
-
-		int inFlight;
-
-		@Nullable CompletableFuture<Void> released;
-
-		/** Whether nothing is in flight and the budget is full again: the entry can go. */
-		synchronized boolean isOver(long now) {
-			return this.inFlight == 0 && now - this.until >= 0;
-		}
-
-		/** Whether the key has too many permits left to be held back, now or once full again. */
-		boolean isPlentiful(long now) {
-			return ((now - this.until >= 0) ? this.limit : this.remaining) >= LOW_REMAINING;
-		}
-
-		/** Wakes the callers waiting for a turn, the entry about to be dropped. */
-		boolean release() {
-			CompletableFuture<Void> waiting;
-			synchronized (this) {
-				waiting = this.released;
-				this.released = null;
-			}
-			if (waiting != null) {
-				waiting.complete(null);
-			}
-			return true;
-		}
-
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +10,11 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.web.LimitDefinition;
+import dev.ratelimit.web.MissingKey;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.TestRules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

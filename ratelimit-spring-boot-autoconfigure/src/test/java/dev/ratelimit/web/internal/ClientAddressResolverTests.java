@@ -1,13 +1,12 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.Collections;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.web.internal.CidrBlock;
-
 import org.springframework.mock.web.MockHttpServletRequest;
+import dev.ratelimit.web.ForwardedHeader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

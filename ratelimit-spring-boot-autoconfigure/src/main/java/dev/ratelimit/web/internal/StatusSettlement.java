@@ -1,16 +1,15 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.web.internal.StatusCharge;
 
 /**
  * Gives back the charges of {@code count-statuses} rules whose response did not count: one refund per
  * charge, every one tried, failures logged and never thrown. For the {@link RateLimitEnforcer}.
  */
-final class StatusSettlement {
+public final class StatusSettlement {
 
 	private final EnforcerLogs logs;
 
@@ -22,7 +21,7 @@ final class StatusSettlement {
 	 * Gives back each charge's permits; synchronously (every refund answered before it returns) or not.
 	 * @return completes when every refund is answered; never exceptionally
 	 */
-	CompletableFuture<Void> refund(List<StatusCharge> charges, boolean async) {
+	public CompletableFuture<Void> refund(List<StatusCharge> charges, boolean async) {
 		CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
 		for (StatusCharge charge : charges) {
 			CompletableFuture<Void> refunded;

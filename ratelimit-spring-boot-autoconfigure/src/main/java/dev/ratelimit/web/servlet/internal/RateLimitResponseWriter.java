@@ -1,4 +1,4 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web.servlet.internal;
 
 import java.io.IOException;
 import java.util.List;

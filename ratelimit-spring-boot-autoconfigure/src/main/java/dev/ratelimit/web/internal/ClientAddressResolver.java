@@ -1,6 +1,4 @@
-package dev.ratelimit.web;
-
-import dev.ratelimit.web.internal.CidrBlock;
+package dev.ratelimit.web.internal;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -10,6 +8,7 @@ import java.util.Locale;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import dev.ratelimit.web.ForwardedHeader;
 
 /**
  * Finds a request's client address: the address of the connection's peer, unless that address

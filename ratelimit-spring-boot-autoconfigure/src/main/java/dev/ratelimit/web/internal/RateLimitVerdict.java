@@ -1,11 +1,12 @@
-package dev.ratelimit.web;
-
-import dev.ratelimit.web.internal.StatusCharge;
+package dev.ratelimit.web.internal;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+import dev.ratelimit.web.AppliedLimit;
+import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.web.RateLimitRule;
 
 /**
  * What the rules decided for one request.

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -9,13 +9,17 @@ import java.util.concurrent.CompletionException;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.RateLimitEnforcer.RequestKeys;
+import dev.ratelimit.web.internal.RateLimitEnforcer.RequestKeys;
+import dev.ratelimit.web.PlanSource;
+import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RuleKey;
 
 /**
  * The keys of one request under the rules that apply to it, read before its decision from its
  * {@link RateLimitExchange}, so that the enforcer never waits for one.
  */
-record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> values, String clientAddress,
+public record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> values, String clientAddress,
 		ClientAddressResolver addresses) implements RequestKeys {
 
 	/**
@@ -23,7 +27,7 @@ record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> value
 	 * none (the request lacks it), or the failure of reading it (which charges the client address). On an
 	 * exchange that must not block, the plans resolver beans name are looked up away from its thread first.
 	 */
-	static CompletableFuture<RequestKeys> read(RateLimitExchange exchange, List<RateLimitRule> applicable,
+	public static CompletableFuture<RequestKeys> read(RateLimitExchange exchange, List<RateLimitRule> applicable,
 			String clientAddress, RuleBudgets budgets, ClientAddressResolver addresses) {
 		Map<RateLimitRule, Object> values = new IdentityHashMap<>();
 		List<CompletableFuture<?>> pending = new ArrayList<>(0);

@@ -1,4 +1,4 @@
-package dev.ratelimit.web.servlet;
+package dev.ratelimit.web.servlet.internal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +23,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.MappingMatch;
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.ClientAddressResolver;
+import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
@@ -31,6 +31,10 @@ import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.web.servlet.RateLimitCondition;
+import dev.ratelimit.web.servlet.RateLimitFilter;
+import dev.ratelimit.web.servlet.RateLimitInterceptor;
+import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
@@ -97,7 +101,7 @@ public final class ServletRateLimitSupport {
 	 * @return whether the request may go on
 	 * @throws IOException when a refusal cannot be written
 	 */
-	boolean applyBeforeAuthentication(HttpServletRequest request, HttpServletResponse response) throws IOException {
+	public boolean applyBeforeAuthentication(HttpServletRequest request, HttpServletResponse response) throws IOException {
 		return completed(this.flow.beforeAuthentication(new ServletExchange(request, response, null)));
 	}
 
@@ -109,7 +113,7 @@ public final class ServletRateLimitSupport {
 	 * @return whether the request may go on
 	 * @throws IOException when a refusal cannot be written
 	 */
-	boolean applyAfterAuthentication(HttpServletRequest request, HttpServletResponse response, Object handler)
+	public boolean applyAfterAuthentication(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
 		return completed(this.flow.afterAuthentication(
 				new ServletExchange(request, response, (handler instanceof HandlerMethod method) ? method : null)));
@@ -255,7 +259,7 @@ public final class ServletRateLimitSupport {
 	 * @param failure what the chain threw, or {@code null}: an exception nobody handled ends as the 500 the
 	 * container sends, unless the response was committed already
 	 */
-	void settleCounted(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
+	public void settleCounted(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
 		@SuppressWarnings("unchecked")
 		List<StatusCharge> counted = (List<StatusCharge>) request.getAttribute(COUNTED);
 		if (counted == null) {

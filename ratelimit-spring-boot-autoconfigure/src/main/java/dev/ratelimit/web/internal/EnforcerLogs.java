@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitKeys;
+import dev.ratelimit.web.RateLimitRule;
 
 /**
  * The log lines of the {@link RateLimitEnforcer}, under its name: refusals at DEBUG with a fingerprint of

@@ -1,9 +1,11 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import dev.ratelimit.web.RateLimitObserver.Outcome;
+import dev.ratelimit.web.RateLimitObserver;
+import dev.ratelimit.web.RateLimitRule;
 
 /**
  * Tells the observer (metrics, traces) of a request's decisions so that it can never fail the request: what

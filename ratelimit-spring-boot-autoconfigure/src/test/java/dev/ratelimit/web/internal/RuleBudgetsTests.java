@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -15,6 +15,12 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.web.CalendarPeriod;
+import dev.ratelimit.web.LimitDefinition;
+import dev.ratelimit.web.MissingKey;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.TestRules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

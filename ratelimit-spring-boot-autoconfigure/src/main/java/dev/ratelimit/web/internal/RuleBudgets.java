@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -9,12 +9,15 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.web.MissingKey;
+import dev.ratelimit.web.PlanSource;
+import dev.ratelimit.web.RateLimitRule;
 
 /**
  * The budget a request charges under a rule: whose (its key's value, or its client address), under the
  * limits of its plan, and for a calendar quota in which period. For the {@link RateLimitEnforcer}.
  */
-final class RuleBudgets {
+public final class RuleBudgets {
 
 	/** The budget of a request a rule exempts: it charges nothing. */
 	static final Budget EXEMPT = new Budget("", List.of(), null, List.of());

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -17,8 +17,11 @@ import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.RateLimiters.Call;
 import dev.ratelimit.RateLimiters;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
-import dev.ratelimit.web.RuleBudgets.Budget;
-import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.web.internal.RuleBudgets.Budget;
+import dev.ratelimit.web.AppliedLimit;
+import dev.ratelimit.web.MissingKey;
+import dev.ratelimit.web.RateLimitObserver;
+import dev.ratelimit.web.RateLimitRule;
 
 /**
  * Takes the decisions of the rules that apply to a request, whichever web stack it came through, and
@@ -188,7 +191,7 @@ public final class RateLimitEnforcer {
 	}
 
 	/** The cause of a failed stage, as thrown; an {@link Error} is thrown again. */
-	static RuntimeException unwrap(Throwable failure) {
+	public static RuntimeException unwrap(Throwable failure) {
 		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
 		if (cause instanceof Error error) {
@@ -346,12 +349,12 @@ public final class RateLimitEnforcer {
 	}
 
 	/** The budgets of requests under rules, for the flow's plan look-ups. */
-	RuleBudgets budgets() {
+	public RuleBudgets budgets() {
 		return this.budgets;
 	}
 
 	/** The refunds of {@code count-statuses} charges, for the flow's settlement after a response. */
-	StatusSettlement settlement() {
+	public StatusSettlement settlement() {
 		return this.settlement;
 	}
 

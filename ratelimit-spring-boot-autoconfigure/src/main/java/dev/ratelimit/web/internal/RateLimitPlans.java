@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.time.Duration;
 import java.util.Map;
@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.web.PlanSource;
+import dev.ratelimit.web.RateLimitRule;
 
 import org.springframework.util.Assert;
 

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.web.internal;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,0 +1,158 @@
+package dev.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.BlockPolicy;
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiterUnavailableException;
+
+import org.springframework.util.Assert;
+
+/**
+ * What a limiter does to a key's state outside a decision: read it, give permits back, reset it, read, start or
+ * lift its block. None goes through the denial cache or the fallback; those that change the state forget the
+ * refusals this instance remembers for the key.
+ */
+final class KeyState {
+
+	private final LimiterScript script;
+
+	private final PreparedLimits prepared;
+
+	private final @Nullable LocalDenialCache denials;
+
+	KeyState(LimiterScript script, PreparedLimits prepared, @Nullable LocalDenialCache denials) {
+		this.script = script;
+		this.prepared = prepared;
+		this.denials = denials;
+	}
+
+	/** The same operations on a limiter's blocking form. */
+	KeyState blocking(LimiterScript blocking) {
+		return new KeyState(blocking, this.prepared, this.denials);
+	}
+
+	List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
+		Assert.notNull(key, "key must not be null");
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
+		try {
+			// negative permits: the script tells what a call for one would be told, and writes nothing
+			return RedisScripts.decisions(this.script.run(key, limits, prepared, -1, false), limits);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
+		}
+	}
+
+	CompletableFuture<List<RateLimitDecision>> inspectAsync(String key, List<RateLimit> limits) {
+		Assert.notNull(key, "key must not be null");
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
+		CompletableFuture<List<?>> reply;
+		try {
+			reply = this.script.runAsync(key, limits, prepared, -1, false);
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = Futures.unwrap(failure);
+				throw new RateLimiterUnavailableException("Redis could not read the state: " + cause, cause);
+			}
+			return RedisScripts.decisions(answer, limits);
+		}));
+	}
+
+	void refund(String key, List<RateLimit> limits, long permits) {
+		try {
+			refundAsync(key, limits, permits).join();
+		}
+		catch (CompletionException ex) {
+			throw (RuntimeException) Futures.unwrap(ex);
+		}
+	}
+
+	CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {
+		Assert.notNull(key, "key must not be null");
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, permits);
+		List<String> args = RedisScripts.args(this.script.clock, permits, prepared.args(), 1);
+		args.add(this.script.algorithm.id());
+		CompletableFuture<List<?>> reply;
+		try {
+			reply = this.script.runner.runAsync(RedisScripts.REFUND, this.script.keys.forLimits(key, limits), args);
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = Futures.unwrap(failure);
+				throw new RateLimiterUnavailableException("Redis could not take the permits back: " + cause, cause);
+			}
+			// a refusal remembered until now would refuse what the budget allows again
+			forgetDenials(key);
+			return null;
+		}));
+	}
+
+	long reset(String key, List<RateLimit> limits) {
+		Assert.notNull(key, "key must not be null");
+		this.prepared.of(limits, 1);
+		forgetDenials(key);
+		try {
+			return RedisScripts.number(
+					this.script.runner.run(RedisScripts.RESET, this.script.keys.forLimits(key, limits), List.of()), 0);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
+		}
+	}
+
+	/** Returns how long a key stays blocked, or blocks it by hand for {@code length}, on a blocking limiter. */
+	Duration blockState(String key, @Nullable Duration length) {
+		Assert.notNull(key, "key must not be null");
+		BlockPolicy policy = this.script.block;
+		Assert.state(policy != null, "a limiter that blocks no key has no block state");
+		List<String> args = List.of(RedisScripts.now(this.script.clock),
+				(length != null) ? Long.toString(LimiterScript.micros(length)) : "",
+				Long.toString(LimiterScript.micros(policy.blockFor())));
+		try {
+			List<?> reply = this.script.runner.run(RedisScripts.BLOCK_STATE, List.of(this.script.keys.block(key)), args);
+			if (length != null) {
+				forgetDenials(key);
+			}
+			return Duration.ofNanos(RedisScripts.number(reply, 0) * 1000);
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not " + ((length != null) ? "block" : "read the block of")
+					+ " the key: " + ex, ex);
+		}
+	}
+
+	/** Lifts a key's block on a blocking limiter. */
+	boolean unblock(String key) {
+		Assert.notNull(key, "key must not be null");
+		forgetDenials(key);
+		try {
+			return RedisScripts.number(
+					this.script.runner.run(RedisScripts.RESET, List.of(this.script.keys.block(key)), List.of()), 0) > 0;
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimiterUnavailableException("Redis could not unblock the key: " + ex, ex);
+		}
+	}
+
+	private void forgetDenials(String key) {
+		LocalDenialCache denials = this.denials;
+		if (denials != null) {
+			denials.forget(this.script.keys.denialPrefix(key));
+		}
+	}
+
+}
