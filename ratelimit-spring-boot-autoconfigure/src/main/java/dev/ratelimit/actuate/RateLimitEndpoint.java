@@ -25,6 +25,7 @@ import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.ForwardedHeader;
+import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.internal.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRule;
@@ -163,7 +164,7 @@ public class RateLimitEndpoint {
 				? this.plans.rememberedPlan(found, target.key()) : null;
 		List<RateLimit> planLimits = found.limitsOf(plan);
 		String budgetId = target.budgetId();
-		RateLimitRule.CalendarBudget quota = found.calendarBudget(budgetId, planLimits, Instant.now());
+		CalendarPeriod.Budget quota = found.calendarBudget(budgetId, planLimits, Instant.now());
 		if (quota != null) {
 			// the current period's budget
 			budgetId = quota.id();

@@ -7,6 +7,9 @@ import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.temporal.TemporalAdjusters;
+import java.util.List;
+
+import dev.ratelimit.RateLimit;
 
 /**
  * A calendar period of a quota: it starts at local midnight, on Monday, or on the first of the month, in
@@ -58,6 +61,16 @@ public enum CalendarPeriod {
 			case WEEK -> Duration.ofDays(7).plusHours(1);
 			case MONTH -> Duration.ofDays(31).plusHours(1);
 		};
+	}
+
+	/**
+	 * The budget of a calendar quota in one period.
+	 *
+	 * @param id the budget id, naming the period
+	 * @param limits the limits, their windows the period's length
+	 * @param remaining how long the period has still to run: no refusal lasts longer
+	 */
+	public record Budget(String id, List<RateLimit> limits, Duration remaining) {
 	}
 
 	/**

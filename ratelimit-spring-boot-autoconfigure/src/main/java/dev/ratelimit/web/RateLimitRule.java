@@ -89,7 +89,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 * @param now the instant
 	 * @return the quota's budget, or {@code null} for a rule of rolling windows
 	 */
-	public @Nullable CalendarBudget calendarBudget(String budgetId, List<RateLimit> limits, java.time.Instant now) {
+	public CalendarPeriod.@Nullable Budget calendarBudget(String budgetId, List<RateLimit> limits, java.time.Instant now) {
 		if (this.period == null) {
 			return null;
 		}
@@ -97,17 +97,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		List<RateLimit> spanLimits = limits.stream()
 			.map((limit) -> new RateLimit(limit.limit(), span.length(), limit.burst()))
 			.toList();
-		return new CalendarBudget(budgetId + ":" + span.label(), spanLimits, span.remaining());
-	}
-
-	/**
-	 * The budget of a calendar quota in one period.
-	 *
-	 * @param id the budget id, naming the period
-	 * @param limits the limits, their windows the period's length
-	 * @param remaining how long the period has still to run: no refusal lasts longer
-	 */
-	public record CalendarBudget(String id, List<RateLimit> limits, java.time.Duration remaining) {
+		return new CalendarPeriod.Budget(budgetId + ":" + span.label(), spanLimits, span.remaining());
 	}
 
 	/**
@@ -178,33 +168,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	 * @return the description
 	 */
 	public String describe() {
-		StringBuilder text = new StringBuilder("Rate limit '").append(this.name).append("': ");
-		for (int i = 0; i < this.limits.size(); i++) {
-			RateLimit limit = this.limits.get(i);
-			text.append((i > 0) ? " and " : "").append(limit.limit()).append(" per ")
-				.append((this.period != null) ? this.period.name().toLowerCase(java.util.Locale.ROOT) + " (" + this.zone + ")"
-						: limit.windowLabel());
-			if (limit.burst() != limit.limit()) {
-				text.append(" (burst ").append(limit.burst()).append(')');
-			}
-		}
-		text.append(", ").append(this.algorithm.id()).append(", on ");
-		if (this.paths.isEmpty()) {
-			text.append(this.source);
-		}
-		else {
-			text.append(this.paths.stream().map(PathPattern::getPatternString).toList())
-				.append(this.methods.isEmpty() ? " (all methods)" : " " + this.methods.stream().sorted().toList());
-		}
-		text.append(", key ").append(this.key.spelling()).append(", cost ").append(this.cost);
-		if (this.block != null) {
-			text.append(", refused keys blocked for ").append(RateLimit.label(this.block.blockFor()));
-			if (this.block.multiplier() > 1) {
-				text.append(" (x").append(this.block.multiplier()).append(" for repeat offenders, up to ")
-					.append(RateLimit.label(this.block.max())).append(')');
-			}
-		}
-		return this.shadow ? text.append(", shadow mode (observes, never refuses)").toString() : text.toString();
+		return RuleDescription.of(this);
 	}
 
 	/**

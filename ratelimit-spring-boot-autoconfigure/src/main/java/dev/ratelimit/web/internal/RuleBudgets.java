@@ -10,6 +10,7 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.web.MissingKey;
+import dev.ratelimit.web.CalendarPeriod;
 import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitRule;
 
@@ -81,7 +82,7 @@ public final class RuleBudgets {
 
 	/** A calendar quota's budget names its period; a rolling window's is the rule's and the key's. */
 	private Budget of(RateLimitRule rule, String id, List<RateLimit> limits) {
-		RateLimitRule.CalendarBudget quota = rule.calendarBudget(id, limits, this.clock.instant());
+		CalendarPeriod.Budget quota = rule.calendarBudget(id, limits, this.clock.instant());
 		if (quota == null) {
 			return new Budget(id, limits, null, limits);
 		}
