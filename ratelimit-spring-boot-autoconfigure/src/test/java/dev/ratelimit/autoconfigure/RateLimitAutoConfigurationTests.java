@@ -181,13 +181,13 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	/**
-	 * Returns a part the starter built a limiter with: the limiters show none of them, so the test reads
-	 * the field of the {@link dev.ratelimit.redis.RedisRateLimiter} a typed limiter wraps.
+	 * Returns a part the starter built a limiter with: the limiters show none of them, so the test reads the
+	 * fields of the {@link dev.ratelimit.redis.RedisRateLimiter} a typed limiter wraps: its script's runner, or a
+	 * part of its guard.
 	 */
-	/** A part of the Redis limiter inside {@code limiter}: its runner, or a part of its guard. */
 	private static Object part(RateLimiter limiter, String name) {
 		Object redis = org.springframework.test.util.ReflectionTestUtils.getField(limiter, "limiter");
-		Object owner = name.equals("runner") ? redis : org.springframework.test.util.ReflectionTestUtils.getField(redis, "guard");
+		Object owner = org.springframework.test.util.ReflectionTestUtils.getField(redis, name.equals("runner") ? "script" : "guard");
 		return org.springframework.test.util.ReflectionTestUtils.getField(owner, name);
 	}
 
