@@ -1,6 +1,9 @@
 package dev.ratelimit.benchmarks;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.LocalDate;
+import java.util.Properties;
 
 /**
  * What the report says of the run that is not in its results: when it ran, for how long, on what machine and
@@ -22,14 +25,30 @@ record Environment(LocalDate date, long seconds, String machine, String loadBefo
 	static Environment current(long seconds) {
 		return new Environment(LocalDate.now(), seconds, Machine.describe(), System.getProperty("bench.loadBefore", "?"),
 				Machine.loadAverage(), System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")",
-				versionOf(io.lettuce.core.RedisClient.class),
-				versionOf(org.springframework.data.redis.core.StringRedisTemplate.class));
+				versionOf(io.lettuce.core.RedisClient.class, "io.lettuce/lettuce-core"),
+				versionOf(org.springframework.data.redis.core.StringRedisTemplate.class, "org.springframework.data/spring-data-redis"));
 	}
 
-	/** The version in a library's jar manifest, or "?" where it has none. */
-	private static String versionOf(Class<?> type) {
+	/**
+	 * The version in a library's jar manifest or, in the shaded benchmarks jar (whose manifest is its own), in the
+	 * {@code pom.properties} Maven left in the library's jar; "?" where neither says.
+	 */
+	private static String versionOf(Class<?> type, String artifact) {
 		String version = type.getPackage().getImplementationVersion();
-		return (version != null) ? version : "?";
+		if (version != null) {
+			return version;
+		}
+		try (InputStream in = type.getClassLoader().getResourceAsStream("META-INF/maven/" + artifact + "/pom.properties")) {
+			if (in != null) {
+				Properties pom = new Properties();
+				pom.load(in);
+				return pom.getProperty("version", "?");
+			}
+		}
+		catch (IOException ex) {
+			// named as unknown below
+		}
+		return "?";
 	}
 
 }
