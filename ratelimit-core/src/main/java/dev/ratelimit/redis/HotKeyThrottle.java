@@ -25,7 +25,7 @@ final class HotKeyThrottle {
 	static final long LOW_REMAINING = 64;
 
 	/** What {@link #send} answers a caller that is to look in memory again. */
-	static final CompletableFuture<Void> LOOK_AGAIN = CompletableFuture.completedFuture(null);
+	private static final CompletableFuture<Void> LOOK_AGAIN = CompletableFuture.completedFuture(null);
 
 	private final int maxKeys;
 

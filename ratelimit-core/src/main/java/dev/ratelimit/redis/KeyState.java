@@ -3,7 +3,6 @@ package dev.ratelimit.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -70,12 +69,7 @@ final class KeyState {
 	}
 
 	void refund(String key, List<RateLimit> limits, long permits) {
-		try {
-			refundAsync(key, limits, permits).join();
-		}
-		catch (CompletionException ex) {
-			throw (RuntimeException) Futures.unwrap(ex);
-		}
+		Futures.join(refundAsync(key, limits, permits));
 	}
 
 	CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {

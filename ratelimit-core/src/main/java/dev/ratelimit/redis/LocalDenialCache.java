@@ -25,9 +25,9 @@ import org.springframework.util.Assert;
  * can only take permits, never give them back, so this never refuses a call Redis would grant, nor for
  * longer (the deadline counts from before the call was sent). Memory is bounded: past
  * {@code maxKeys} entries, expired ones are dropped (at most once a second) and new rejections are not
- * remembered. A hot key is also kept from flooding Redis with calls bound to be refused: below
- * 64 permits left, at most as many calls as it has permits left, plus one,
- * are in flight at once from this instance; waiting only delays a call (at most a second), it never refuses one.
+ * remembered. A hot key is also kept from flooding Redis with calls bound to be refused: below 64 permits
+ * left, at most as many calls as it has permits left, plus one, are in flight at once from this instance;
+ * waiting only delays a call (at most a second), it never refuses one.
  * <p>
  * Give one to {@link RedisRateLimiter.Builder#denialCache}; the limiters call it, the application only reads
  * {@link #hits()} and {@link #size()} or {@link #clear() clears} it.

@@ -36,8 +36,6 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	/** The key prefix of the seed's keys, {@code rate:<algorithm>:<id>}. */
 	public static final String DEFAULT_KEY_PREFIX = "rate";
 
-	private final Algorithm algorithm;
-
 	/** The script calls of its decisions; read by RedisRateLimiters, which decides calls of several limiters together. */
 	final LimiterScript script;
 
@@ -51,7 +49,6 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	private final KeyState state;
 
 	private RedisRateLimiter(Builder builder) {
-		this.algorithm = builder.algorithm;
 		this.script = new LimiterScript(builder.algorithm, builder.keyPrefix, builder.runner, builder.clock);
 		this.guard = new RedisGuard(builder.circuitBreaker, builder.denialCache, builder.fallback);
 		this.prepared = new PreparedLimits(builder.algorithm);
@@ -60,7 +57,6 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 
 	/** A limiter like {@code limiter} that blocks refused keys: its keys always carry a hash tag. */
 	private RedisRateLimiter(RedisRateLimiter limiter, BlockPolicy block) {
-		this.algorithm = limiter.algorithm;
 		this.script = limiter.script.blocking(block);
 		this.guard = limiter.guard;
 		this.prepared = limiter.prepared;
@@ -236,7 +232,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 
 	@Override
 	public Algorithm algorithm() {
-		return this.algorithm;
+		return this.script.algorithm;
 	}
 
 	/**

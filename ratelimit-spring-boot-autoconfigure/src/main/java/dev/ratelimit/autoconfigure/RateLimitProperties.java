@@ -694,8 +694,8 @@ public class RateLimitProperties {
 		}
 
 		/**
-		 * Sets the options of this rule whose type says all there is to check on the rule being built from it; the
-		 * rule's builder checks what the type cannot, and a new option of that kind is read here, in one line.
+		 * Hands the rule being built from these properties the options that need no check beyond their type, one
+		 * line each; the options that need one (paths, limits, plans, blocks) go through the factory first.
 		 * @param rule the builder of the rule
 		 * @return the builder
 		 */
