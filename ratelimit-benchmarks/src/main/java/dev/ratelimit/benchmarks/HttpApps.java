@@ -1,0 +1,176 @@
+package dev.ratelimit.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The applications and targets of {@link HttpCost}: which class path each stack gets, which rules and routes each
+ * application is started with, and which path of which application each target loads.
+ */
+final class HttpApps {
+
+	private HttpApps() {
+	}
+
+	/** A web stack, which decides what of the benchmarks' class path an application gets. */
+	enum Stack {
+
+		SERVLET(List.of("spring-webflux-", "spring-boot-webflux-", "spring-boot-starter-webflux-",
+				"spring-boot-reactor-netty-", "spring-boot-starter-reactor-netty-", "reactor-netty-", "spring-cloud-",
+				"ratelimit-spring-cloud-gateway-")),
+
+		REACTIVE(List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
+				"spring-boot-starter-tomcat-", "tomcat-embed-", "spring-cloud-", "ratelimit-spring-cloud-gateway-")),
+
+		GATEWAY(List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
+				"spring-boot-starter-tomcat-", "tomcat-embed-"));
+
+		private final List<String> excluded;
+
+		Stack(List<String> excluded) {
+			this.excluded = excluded;
+		}
+
+	}
+
+	/** The benchmarks' own jars (JMH, the peers, Redisson's own dependencies, test support), which no application has. */
+	private static final List<String> BENCHMARKS_ONLY = List.of("jmh-", "jopt-simple-", "commons-math3-", "bucket4j",
+			"redisson-", "jodd-", "kryo-", "minlog-", "reflectasm-", "objenesis-", "rxjava-", "byte-buddy-", "cache-api-",
+			"gson-", "ratelimit-test-support-", "embedded-redis-");
+
+	/**
+	 * Returns the jars an application of a stack gets: the benchmarks' compile and provided jars, less those of the
+	 * other stacks, less the benchmarks' own, less ratelimit's when it runs without the starter.
+	 * @param jars the benchmarks' jars
+	 * @param stack the stack
+	 * @param starter whether with the starter
+	 * @return the jars
+	 */
+	static List<String> classpath(List<String> jars, Stack stack, boolean starter) {
+		List<String> kept = new ArrayList<>();
+		for (String jar : jars) {
+			String name = Path.of(jar).getFileName().toString();
+			boolean drop = stack.excluded.stream().anyMatch(name::startsWith)
+					|| BENCHMARKS_ONLY.stream().anyMatch(name::startsWith) || (!starter && name.startsWith("ratelimit-"));
+			if (!drop) {
+				kept.add(jar);
+			}
+		}
+		return kept;
+	}
+
+	/** The rules of the servlet and WebFlux applications with the starter: one on /limited, three on /three. */
+	private static final List<String> RULES = List.of("--ratelimit.rules.one.paths=/limited",
+			"--ratelimit.rules.one.key=header:X-Api-Key", "--ratelimit.rules.one.limit=1000000000",
+			"--ratelimit.rules.one.window=1h", "--ratelimit.rules.three-a.paths=/three",
+			"--ratelimit.rules.three-a.key=header:X-Api-Key", "--ratelimit.rules.three-a.limit=1000000000",
+			"--ratelimit.rules.three-a.window=1h", "--ratelimit.rules.three-b.paths=/three",
+			"--ratelimit.rules.three-b.key=ip", "--ratelimit.rules.three-b.limit=1000000000",
+			"--ratelimit.rules.three-b.window=1h", "--ratelimit.rules.three-c.paths=/three",
+			"--ratelimit.rules.three-c.key=header:X-Api-Key", "--ratelimit.rules.three-c.limit=1000000000",
+			"--ratelimit.rules.three-c.window=1m");
+
+	/**
+	 * Returns every application: servlet and WebFlux without the starter and with it, the gateway with ratelimit's
+	 * route filter, and the gateway with Spring Cloud Gateway's own {@code RedisRateLimiter} (without ratelimit).
+	 * @param upstreamPort the gateway's upstream
+	 * @return the applications
+	 */
+	static List<App> all(int upstreamPort) {
+		List<String> tomcat = List.of("--server.tomcat.max-keep-alive-requests=-1");
+		String servlet = "dev.ratelimit.benchmarks.apps.servlet.ServletApp";
+		String reactive = "dev.ratelimit.benchmarks.apps.reactive.ReactiveApp";
+		String gateway = "dev.ratelimit.benchmarks.apps.gateway.GatewayApp";
+		String routes = "--spring.cloud.gateway.server.webflux.routes";
+		List<String> open = List.of(routes + "[0].id=open", routes + "[0].uri=http://127.0.0.1:" + upstreamPort,
+				routes + "[0].predicates[0]=Path=/open", routes + "[1].id=limited",
+				routes + "[1].uri=http://127.0.0.1:" + upstreamPort, routes + "[1].predicates[0]=Path=/limited",
+				routes + "[1].filters[0].name=RequestRateLimiter",
+				routes + "[1].filters[0].args[key-resolver]=#{@apiKeyResolver}");
+		String args = routes + "[1].filters[0].args";
+		// the same token bucket for both: a million a second, a million at once
+		List<String> ours = List.of(args + "[ratelimit.algorithm]=token-bucket", args + "[ratelimit.limit]=1000000",
+				args + "[ratelimit.window]=1s", args + "[ratelimit.burst]=1000000");
+		List<String> theirs = List.of(args + "[redis-rate-limiter.replenishRate]=1000000",
+				args + "[redis-rate-limiter.burstCapacity]=1000000", args + "[redis-rate-limiter.requestedTokens]=1");
+		return List.of(new App("servlet-plain", servlet, Stack.SERVLET, false, tomcat),
+				new App("servlet", servlet, Stack.SERVLET, true, concat(tomcat, RULES)),
+				new App("webflux-plain", reactive, Stack.REACTIVE, false, List.of()),
+				new App("webflux", reactive, Stack.REACTIVE, true, RULES),
+				new App("gateway", gateway, Stack.GATEWAY, true, concat(open, ours)),
+				new App("gateway-scg", gateway, Stack.GATEWAY, false, concat(open, theirs)));
+	}
+
+	/**
+	 * Returns the targets, in the order each round measures them.
+	 * @param apps the running applications, as {@link #all} lists them
+	 * @return the targets
+	 */
+	static List<Target> targets(List<Running> apps) {
+		List<Target> targets = new ArrayList<>();
+		for (Running app : apps) {
+			boolean gateway = app.app().stack() == Stack.GATEWAY;
+			targets.add(new Target(app.app().name() + " /open", app, "/open", false));
+			if (app.app().starter() || gateway) {
+				targets.add(new Target(app.app().name() + " /limited", app, "/limited", true));
+			}
+			if (app.app().starter() && !gateway) {
+				targets.add(new Target(app.app().name() + " /three", app, "/three", true));
+			}
+		}
+		return targets;
+	}
+
+	private static List<String> concat(List<String> first, List<String> second) {
+		List<String> all = new ArrayList<>(first);
+		all.addAll(second);
+		return all;
+	}
+
+	/** An application of the scenario. */
+	record App(String name, String mainClass, Stack stack, boolean starter, List<String> arguments) {
+	}
+
+	/** An application started, with its process and port. */
+	record Running(App app, Process process, int port) {
+	}
+
+	/** A path of a running application, loaded by {@link ClosedLoopLoad}. */
+	record Target(String label, Running app, String path, boolean limited) {
+
+		ClosedLoopLoad.Result load(Duration duration) {
+			return new ClosedLoopLoad(this.app.port(), ClosedLoopLoad.requests(this.app.port(), this.path, 1000),
+					HttpCost.CONNECTIONS).run(duration.toNanos());
+		}
+
+		/** Fails unless the path answers 200, with rate-limit headers when a rule covers it and without otherwise. */
+		void check() throws InterruptedException {
+			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+			try (KeepAliveClient client = new KeepAliveClient(this.app.port())) {
+				while (true) {
+					KeepAliveClient.Response response = client.get(this.path, "check");
+					boolean headers = response.headers().contains("ratelimit") || response.headers().contains("x-ratelimit-remaining");
+					if (response.status() == 200 && headers == this.limited) {
+						return;
+					}
+					if (System.nanoTime() > deadline) {
+						throw new IllegalStateException(this.label + " answered " + response.status() + " with headers "
+								+ response.headers() + (this.limited ? ", expected rate-limit headers" : ", expected none"));
+					}
+					Thread.sleep(200);
+				}
+			}
+		}
+
+		Map<String, Object> describe() {
+			return Measurements.row("label", this.label, "application", this.app.app().name(), "mainClass",
+					this.app.app().mainClass(), "starter", this.app.app().starter(), "path", this.path, "limited",
+					this.limited, "arguments", this.app.app().arguments());
+		}
+
+	}
+
+}
