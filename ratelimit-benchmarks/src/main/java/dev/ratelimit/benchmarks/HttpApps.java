@@ -18,20 +18,27 @@ final class HttpApps {
 	/** A web stack, which decides what of the benchmarks' class path an application gets. */
 	enum Stack {
 
-		SERVLET(List.of("spring-webflux-", "spring-boot-webflux-", "spring-boot-starter-webflux-",
+		SERVLET("servlet", List.of("spring-webflux-", "spring-boot-webflux-", "spring-boot-starter-webflux-",
 				"spring-boot-reactor-netty-", "spring-boot-starter-reactor-netty-", "reactor-netty-", "spring-cloud-",
 				"ratelimit-spring-cloud-gateway-")),
 
-		REACTIVE(List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
+		REACTIVE("webflux", List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
 				"spring-boot-starter-tomcat-", "tomcat-embed-", "spring-cloud-", "ratelimit-spring-cloud-gateway-")),
 
-		GATEWAY(List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
+		GATEWAY("gateway", List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
 				"spring-boot-starter-tomcat-", "tomcat-embed-"));
+
+		private final String label;
 
 		private final List<String> excluded;
 
-		Stack(List<String> excluded) {
+		Stack(String label, List<String> excluded) {
+			this.label = label;
 			this.excluded = excluded;
+		}
+
+		String label() {
+			return this.label;
 		}
 
 	}
@@ -105,6 +112,19 @@ final class HttpApps {
 	}
 
 	/**
+	 * Returns the applications by stack, in the order {@link #all} gives them.
+	 * @param upstreamPort the gateway's upstream
+	 * @return the applications of each stack
+	 */
+	static List<List<App>> groups(int upstreamPort) {
+		Map<Stack, List<App>> groups = new java.util.EnumMap<>(Stack.class);
+		for (App app : all(upstreamPort)) {
+			groups.computeIfAbsent(app.stack(), (stack) -> new ArrayList<>()).add(app);
+		}
+		return List.copyOf(groups.values());
+	}
+
+	/**
 	 * Returns the targets, in the order each round measures them.
 	 * @param apps the running applications, as {@link #all} lists them
 	 * @return the targets
@@ -114,6 +134,10 @@ final class HttpApps {
 		for (Running app : apps) {
 			boolean gateway = app.app().stack() == Stack.GATEWAY;
 			targets.add(new Target(app.app().name() + " /open", app, "/open", false));
+			if (!app.app().starter() && !gateway) {
+				// the rule's Redis call made by hand in the handler: what a Redis call costs the stack
+				targets.add(new Target(app.app().name() + " /redis", app, "/redis", false));
+			}
 			if (app.app().starter() || gateway) {
 				targets.add(new Target(app.app().name() + " /limited", app, "/limited", true));
 			}

@@ -39,13 +39,31 @@ public final class HttpCost {
 
 	private static final int KEYS = 1000;
 
-	private static final Duration WARM_UP = Duration.ofSeconds(Measurements.QUICK ? 3 : Long.getLong("bench.http-warmup-seconds", 40));
+	/** The least warm-up passes over a stack's targets, {@code -Dbench.http-warmup-passes}. */
+	private static final int WARM_UP_PASSES = Measurements.QUICK ? 1 : Integer.getInteger("bench.http-warmup-passes", 3);
+
+	/** The most warm-up passes. */
+	private static final int MAX_WARM_UP_PASSES = Measurements.QUICK ? 1 : 12;
+
+	/** How long each target is loaded in a warm-up pass. */
+	private static final Duration WARM_UP_STEP = Duration.ofSeconds(Measurements.QUICK ? 2 : 10);
+
+	/** Arguments added to the applications with the starter, to compare settings: {@code -Dbench.http-app-args}. */
+	private static final List<String> APP_ARGS = List.of(System.getProperty("bench.http-app-args", "").split("\\s+"))
+		.stream()
+		.filter((arg) -> !arg.isBlank())
+		.toList();
 
 	private static final Duration ROUND = Duration.ofSeconds(Measurements.QUICK ? 2 : Long.getLong("bench.http-round-seconds", 8));
 
 	private static final int ROUNDS = Measurements.QUICK ? 2 : Integer.getInteger("bench.http-rounds", 5);
 
 	private static final boolean PROFILE = Boolean.parseBoolean(System.getProperty("bench.http-profile", "true"));
+
+	/** The stacks to measure, {@code -Dbench.http-stacks=servlet,webflux,gateway}; all when not set. */
+	private static final List<String> STACKS = List.of(System.getProperty("bench.http-stacks", "").split(",")).stream()
+		.filter((stack) -> !stack.isBlank())
+		.toList();
 
 	private HttpCost() {
 	}
@@ -58,92 +76,143 @@ public final class HttpCost {
 		String appCpu = System.getProperty("app.cpu", "0");
 		Files.createDirectories(out);
 		List<Process> started = new ArrayList<>();
+		// stopped when this JVM is, by a signal too (finally blocks do not run then)
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(Process::destroyForcibly)));
 		try (BenchmarkRedis redis = BenchmarkRedis.start()) {
 			Launcher launcher = new Launcher(out, jars, classes, appCpu, redis.url());
 			int upstreamPort = RedisServerProcess.freePort();
 			Process upstream = launcher.start("upstream", HttpApps.Stack.GATEWAY, false, null,
 					"dev.ratelimit.benchmarks.apps.upstream.Upstream", List.of(String.valueOf(upstreamPort)), upstreamPort);
 			started.add(upstream);
-			List<HttpApps.Running> apps = new ArrayList<>();
-			for (HttpApps.App app : HttpApps.all(upstreamPort)) {
-				apps.add(launcher.start(app));
-				started.add(apps.get(apps.size() - 1).process());
-			}
 			Process lettuce = launcher.pinned(List.of(launcher.java(), "-Xmx512m", "-cp", benchmarksJar,
 					LettuceClientCost.class.getName(), redis.url(), String.valueOf(CONNECTIONS)), "lettuce-client-cost", true);
 			started.add(lettuce);
 			PrintWriter lettuceIn = new PrintWriter(lettuce.getOutputStream(), true, StandardCharsets.US_ASCII);
 			BufferedReader lettuceOut = new BufferedReader(new InputStreamReader(lettuce.getInputStream(), StandardCharsets.US_ASCII));
 			expect(lettuceOut.readLine(), "ready");
-			List<HttpApps.Target> targets = HttpApps.targets(apps);
-			for (HttpApps.Target target : targets) {
-				target.check();
-			}
-			Measurements.log("HTTP cost: warm-up, " + WARM_UP.toSeconds() + " s per target, " + targets.size() + " targets");
-			for (HttpApps.Target target : targets) {
-				target.load(WARM_UP);
-			}
-			lettuceRound(lettuceIn, lettuceOut, WARM_UP);
-			if (PROFILE) {
-				for (HttpApps.Running app : apps) {
-					launcher.jcmd(app.process(), "JFR.start", "name=bench", "settings=profile",
-							"filename=" + out.resolve(app.app().name() + ".jfr").toAbsolutePath());
-				}
-			}
 			List<Map<String, Object>> rounds = new ArrayList<>();
 			for (int r = 0; r < ROUNDS; r++) {
-				Map<String, Object> round = new LinkedHashMap<>();
-				for (HttpApps.Target target : targets) {
-					ServerCounters before = redis.counters();
-					long cpuBefore = cpuNanos(target.app().process());
-					long upstreamBefore = cpuNanos(upstream);
-					ClosedLoopLoad.Result result = target.load(ROUND);
-					long cpu = cpuNanos(target.app().process()) - cpuBefore;
-					long upstreamCpu = cpuNanos(upstream) - upstreamBefore;
-					ServerCounters after = redis.counters();
-					double requests = Math.max(1, result.responses);
-					Map<String, Object> row = Measurements.row("perSecond", result.perSecond(), "appCpuMicros",
-							cpu / 1000.0 / requests, "redisCpuMicros", (after.cpuSeconds() - before.cpuSeconds()) * 1e6 / requests,
-							"upstreamCpuMicros", upstreamCpu / 1000.0 / requests, "p50", result.percentileMillis(0.50),
-							"p99", result.percentileMillis(0.99), "responses", result.responses, "errors", result.errors,
-							"reconnects", result.reconnects, "evalsha", after.callsSince(before, "evalsha"),
-							"redisCommands", after.callsSince(before));
-					round.put(target.label(), row);
-					Measurements.log("HTTP cost round " + (r + 1) + " " + target.label() + " " + row);
-				}
-				round.put(HttpCostReport.LETTUCE, lettuceRound(lettuceIn, lettuceOut, ROUND));
-				rounds.add(round);
+				rounds.add(new LinkedHashMap<>());
 			}
-			if (PROFILE) {
-				for (HttpApps.Running app : apps) {
-					launcher.jcmd(app.process(), "JFR.stop", "name=bench");
-				}
-			}
-			Map<String, Object> results = Measurements.row("connections", CONNECTIONS, "keys", KEYS, "warmUpSeconds",
-					WARM_UP.toSeconds(), "roundSeconds", ROUND.toSeconds(), "appCpu", appCpu, "redisVersion", redis.version(),
-					"targets", targets.stream().map(HttpApps.Target::describe).toList(), "rounds", rounds);
-			Files.writeString(out.resolve("http-cost.json"), new GsonBuilder().setPrettyPrinting().create().toJson(results));
+			List<HttpApps.Target> allTargets = new ArrayList<>();
 			Map<String, String> profiles = new LinkedHashMap<>();
-			if (PROFILE) {
-				for (HttpApps.Running app : apps) {
-					Path recording = out.resolve(app.app().name() + ".jfr");
-					if (app.app().starter() && Files.exists(recording)) {
-						profiles.put(app.app().name(), JfrSummary.summarize(recording));
+			Map<String, Object> warmUps = new LinkedHashMap<>();
+			Path jfc = out.resolve("sampling.jfc").toAbsolutePath();
+			try (var in = HttpCost.class.getResourceAsStream("/benchmarks/sampling.jfc")) {
+				Files.write(jfc, in.readAllBytes());
+			}
+			// one stack at a time, so that the JVMs sharing the application CPU are those compared, and the JIT of
+			// the others does not take it from them
+			for (List<HttpApps.App> group : HttpApps.groups(upstreamPort)) {
+				String stack = group.get(0).stack().label();
+				if (!STACKS.isEmpty() && !STACKS.contains(stack)) {
+					continue;
+				}
+				List<HttpApps.Running> apps = new ArrayList<>();
+				for (HttpApps.App app : group) {
+					apps.add(launcher.start(app));
+					started.add(apps.get(apps.size() - 1).process());
+				}
+				List<HttpApps.Target> targets = HttpApps.targets(apps);
+				allTargets.addAll(targets);
+				for (HttpApps.Target target : targets) {
+					target.check();
+				}
+				warmUps.put(stack, warmUp(targets));
+				lettuceRound(lettuceIn, lettuceOut, WARM_UP_STEP.multipliedBy(WARM_UP_PASSES));
+				for (int r = 0; r < ROUNDS; r++) {
+					Map<String, Object> round = rounds.get(r);
+					for (HttpApps.Target target : targets) {
+						Map<String, Object> row = measure(redis, upstream, target);
+						round.put(target.label(), row);
+						Measurements.log("HTTP cost round " + (r + 1) + " " + target.label() + " " + row);
+					}
+					round.put(HttpCostReport.LETTUCE + "@" + stack, lettuceRound(lettuceIn, lettuceOut, ROUND));
+				}
+				if (PROFILE) {
+					// a pass of its own after the measured rounds, with execution samples only (sampling.jfc)
+					for (HttpApps.Running app : apps) {
+						launcher.jcmd(app.process(), "JFR.start", "name=bench", "settings=" + jfc,
+								"filename=" + out.resolve(app.app().name() + ".jfr").toAbsolutePath());
+					}
+					for (HttpApps.Target target : targets) {
+						target.load(ROUND);
 					}
 				}
+				for (HttpApps.Running app : apps) {
+					if (PROFILE) {
+						launcher.jcmd(app.process(), "JFR.stop", "name=bench");
+						Path recording = out.resolve(app.app().name() + ".jfr");
+						if (app.app().starter() && Files.exists(recording)) {
+							profiles.put(app.app().name(), JfrSummary.summarize(recording));
+						}
+					}
+					stop(app.process());
+				}
 			}
+			Map<String, Object> results = Measurements.row("connections", CONNECTIONS, "keys", KEYS, "warmUp", warmUps,
+					"roundSeconds", ROUND.toSeconds(), "appCpu", appCpu, "redisVersion", redis.version(), "targets",
+					allTargets.stream().map(HttpApps.Target::describe).toList(), "rounds", rounds);
+			Files.writeString(out.resolve("http-cost.json"), new GsonBuilder().setPrettyPrinting().create().toJson(results));
 			Files.writeString(out.resolve("http-cost.md"), HttpCostReport.markdown(results, profiles));
 			Measurements.log("HTTP cost: written to " + out.resolve("http-cost.md"));
 		}
 		finally {
 			for (Process process : started) {
-				process.destroy();
+				stop(process);
 			}
-			for (Process process : started) {
-				if (!process.waitFor(20, TimeUnit.SECONDS)) {
-					process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-				}
+		}
+	}
+
+	/**
+	 * Warms the targets of a stack up in passes that alternate between them, as the rounds do (an application's
+	 * JIT goes on compiling while the others are loaded): at least {@link #WARM_UP_PASSES} passes, then until every
+	 * target answers within 5% of its rate in the previous pass, or {@link #MAX_WARM_UP_PASSES} passes.
+	 * Returns the passes it took, whether it settled, and each target's rate in the last passes.
+	 */
+	private static Map<String, Object> warmUp(List<HttpApps.Target> targets) {
+		Map<String, List<Double>> rates = new LinkedHashMap<>();
+		int pass = 0;
+		boolean settled = false;
+		while (!settled && pass < MAX_WARM_UP_PASSES) {
+			pass++;
+			settled = pass >= WARM_UP_PASSES;
+			for (HttpApps.Target target : targets) {
+				double rate = target.load(WARM_UP_STEP).perSecond();
+				List<Double> previous = rates.computeIfAbsent(target.label(), (label) -> new ArrayList<>());
+				settled &= !previous.isEmpty() && Math.abs(rate - previous.get(previous.size() - 1)) <= 0.05 * rate;
+				previous.add(rate);
 			}
+			Measurements.log("HTTP cost warm-up pass " + pass + " " + rates);
+		}
+		return Measurements.row("passes", pass, "stepSeconds", WARM_UP_STEP.toSeconds(), "settled", settled, "rates", rates);
+	}
+
+	private static Map<String, Object> measure(BenchmarkRedis redis, Process upstream, HttpApps.Target target) {
+		ServerCounters before = redis.counters();
+		ProcessCounters appBefore = ProcessCounters.of(target.app().process());
+		long upstreamBefore = cpuNanos(upstream);
+		ClosedLoopLoad.Result result = target.load(ROUND);
+		ProcessCounters app = ProcessCounters.of(target.app().process()).since(appBefore);
+		long cpu = app.cpuNanos();
+		long upstreamCpu = cpuNanos(upstream) - upstreamBefore;
+		ServerCounters after = redis.counters();
+		double requests = Math.max(1, result.responses);
+		return Measurements.row("perSecond", result.perSecond(), "appCpuMicros", cpu / 1000.0 / requests,
+				"appKernelShare", (cpu > 0) ? (double) app.systemNanos() / cpu : 0.0, "appSwitches", app.switches() / requests,
+				"redisCpuMicros", (after.cpuSeconds() - before.cpuSeconds()) * 1e6 / requests, "upstreamCpuMicros",
+				upstreamCpu / 1000.0 / requests, "p50", result.percentileMillis(0.50), "p99", result.percentileMillis(0.99),
+				"responses", result.responses, "errors", result.errors, "reconnects", result.reconnects, "evalsha",
+				after.callsSince(before, "evalsha"), "redisCommands", after.callsSince(before));
+	}
+
+	private static void stop(Process process) throws InterruptedException {
+		if (!process.isAlive()) {
+			return;
+		}
+		process.destroy();
+		if (!process.waitFor(20, TimeUnit.SECONDS)) {
+			process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 		}
 	}
 
@@ -199,6 +268,9 @@ public final class HttpCost {
 			List<String> arguments = new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1",
 					"--spring.data.redis.url=" + this.redisUrl, "--logging.level.root=WARN"));
 			arguments.addAll(app.arguments());
+			if (app.starter()) {
+				arguments.addAll(APP_ARGS);
+			}
 			return new HttpApps.Running(app, start(app.name(), app.stack(), app.starter(), app, app.mainClass(), arguments, port), port);
 		}
 

@@ -23,28 +23,38 @@ final class HttpCostReport {
 		List<Map<String, Object>> rounds = (List<Map<String, Object>>) results.get("rounds");
 		List<String> labels = new ArrayList<>();
 		for (String label : rounds.get(0).keySet()) {
-			if (!label.equals(LETTUCE)) {
+			if (!label.startsWith(LETTUCE)) {
 				labels.add(label);
 			}
 		}
 		StringBuilder md = new StringBuilder();
-		md.append(String.format("%d connections, closed loop, %d keys; %d s of warm-up per target, then %d rounds of %d s "
+		md.append(String.format("%d connections, closed loop, %d keys; a warm-up in passes of 10 s per target, alternating, "
+				+ "until every target answers within 5%% of its previous pass (%s), then %d rounds of %d s "
 				+ "alternating between the targets; applications pinned to CPU %s, redis-server %s, the load and the "
-				+ "gateway's upstream on the other CPU. Medians over the rounds.%n%n",
-				results.get("connections"), results.get("keys"), results.get("warmUpSeconds"), rounds.size(),
+				+ "gateway's upstream on the other CPU. One stack at a time: only its applications and the yardstick's JVM are up. "
+				+ "Medians over the rounds.%n%n",
+				results.get("connections"), results.get("keys"), warmUps(results), rounds.size(),
 				results.get("roundSeconds"), results.get("appCpu"), results.get("redisVersion")));
-		md.append("| target | requests/s | app CPU µs per request | Redis CPU µs per request | EVALSHA per request "
-				+ "| p50 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+		md.append("| target | requests/s | app CPU µs per request | of which in the kernel | app context switches per request "
+				+ "| Redis CPU µs per request | EVALSHA per request | p50 ms | p99 ms | errors |\n"
+				+ "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (String label : labels) {
-			md.append(String.format("| %s | %,.0f | %.1f | %.1f | %.2f | %.2f | %.2f | %d |%n", label,
+			md.append(String.format("| %s | %,.0f | %.1f | %.0f%% | %.2f | %.1f | %.2f | %.2f | %.2f | %d |%n", label,
 					median(rounds, label, "perSecond"), median(rounds, label, "appCpuMicros"),
+					100 * median(rounds, label, "appKernelShare"), median(rounds, label, "appSwitches"),
 					median(rounds, label, "redisCpuMicros"),
 					medianOf(rounds, (round) -> value(round, label, "evalsha") / Math.max(1, value(round, label, "responses"))),
 					median(rounds, label, "p50"), median(rounds, label, "p99"),
 					(long) rounds.stream().mapToDouble((round) -> value(round, label, "errors")).sum()));
 		}
-		md.append(String.format("| %s (client JVM, %d in flight) | %,.0f | %.1f (client) | | 1 | | | |%n%n",
-				LETTUCE, results.get("connections"), median(rounds, LETTUCE, "perSecond"), median(rounds, LETTUCE, "clientCpuMicros")));
+		for (String label : rounds.get(0).keySet()) {
+			if (label.startsWith(LETTUCE)) {
+				md.append(String.format("| %s (client JVM, %d in flight, beside the %s applications) | %,.0f | %.1f (client) | | | | 1 | | | |%n",
+						LETTUCE, results.get("connections"), label.substring(LETTUCE.length() + 1),
+						median(rounds, label, "perSecond"), median(rounds, label, "clientCpuMicros")));
+			}
+		}
+		md.append('\n');
 		md.append("| target | measured (median of the rounds' ratios) | goal |\n|---|---:|---|\n");
 		for (String stack : List.of("servlet", "webflux")) {
 			String open = stack + " /open";
@@ -54,9 +64,10 @@ final class HttpCostReport {
 			if (!labels.contains(limited)) {
 				continue;
 			}
+			String yardstick = LETTUCE + "@" + stack;
 			md.append(String.format("| %s: a rule's added app CPU per request, in plain Lettuce async EVALSHA client CPUs "
 					+ "| %.2fx (%.1f µs) | ≤ 1.5x |%n", stack, medianOf(rounds, (round) -> (value(round, limited, "appCpuMicros") - value(round, open, "appCpuMicros"))
-							/ value(round, LETTUCE, "clientCpuMicros")),
+							/ value(round, yardstick, "clientCpuMicros")),
 					medianOf(rounds, (round) -> value(round, limited, "appCpuMicros") - value(round, open, "appCpuMicros"))));
 			md.append(ratio(rounds, stack + ": throughput with one rule / without (same application)", limited, open, "perSecond",
 					"≥ 0.75x (stretch 0.85x)"));
@@ -68,6 +79,13 @@ final class HttpCostReport {
 			md.append(ratio(rounds, stack + ": three rules' throughput / one rule's", three, limited, "perSecond", "(1.0x: as cheap)"));
 			md.append(ratio(rounds, stack + ": no rule matched, with the starter / without it", open, plain, "perSecond",
 					"1.0x (as cheap)"));
+			String redis = stack + "-plain /redis";
+			md.append(String.format("| %s: the bound: app CPU a Redis call made by hand in the handler adds (no starter) | %.1f µs |  |%n",
+					stack, medianOf(rounds, (round) -> value(round, redis, "appCpuMicros") - value(round, plain, "appCpuMicros"))));
+			md.append(String.format("| %s: a rule's added app CPU / the hand-made call's | %.2fx |  |%n", stack,
+					medianOf(rounds, (round) -> (value(round, limited, "appCpuMicros") - value(round, open, "appCpuMicros"))
+							/ (value(round, redis, "appCpuMicros") - value(round, plain, "appCpuMicros")))));
+			md.append(ratio(rounds, stack + ": throughput with a rule / with the hand-made call", limited, redis, "perSecond", ""));
 		}
 		if (labels.contains("gateway /limited")) {
 			md.append(ratio(rounds, "gateway: limited route / unlimited route (same gateway)", "gateway /limited",
@@ -78,11 +96,22 @@ final class HttpCostReport {
 					"perSecond", "1.0x (as cheap)"));
 		}
 		if (!profiles.isEmpty()) {
-			md.append("\n### Where a request's time goes\n\nJFR execution samples (settings=profile) over the measured rounds, "
-					+ "every path of the application together.\n");
+			md.append("\n### Where a request's time goes\n\nJFR execution samples (10 ms, nothing else recorded) over one more "
+					+ "round of every target after the measured ones, every path of the application together.\n");
 			profiles.forEach((name, summary) -> md.append("\n#### ").append(name).append("\n\n").append(summary));
 		}
 		return md.toString();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static String warmUps(Map<String, Object> results) {
+		List<String> parts = new ArrayList<>();
+		((Map<String, Object>) results.get("warmUp")).forEach((stack, value) -> {
+			Map<String, Object> row = (Map<String, Object>) value;
+			parts.add(String.format("%s: %d passes%s", stack, ((Number) row.get("passes")).intValue(),
+					((Boolean) row.get("settled")) ? "" : ", not settled within the most allowed"));
+		});
+		return String.join("; ", parts);
 	}
 
 	private static String ratio(List<Map<String, Object>> rounds, String what, String top, String bottom, String field,
