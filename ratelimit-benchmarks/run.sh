@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every benchmark against redis-servers it starts on 127.0.0.1 and writes BENCHMARKS.md and
-# docs/benchmarks.png at the repository root; about 55 minutes on 2 cores, of which the steady state
+# docs/benchmarks.png at the repository root; about 80 minutes on 2 cores, of which the steady state
 # with pinned CPUs takes 20 (STEADY=0 leaves it out) and the scripts' instruction counts under
-# callgrind 5 (left out when valgrind is not installed). QUICK=1 tries the whole run out in a few minutes
+# callgrind 5 (left out when valgrind is not installed) and what a rule costs an HTTP request 25 (HTTP_COST=0
+# leaves it out). QUICK=1 tries the whole run out in a few minutes
 # (its figures mean nothing). Raw results: ratelimit-benchmarks/target/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +51,12 @@ java -jar "$jar" "${jmh_timing[@]}" -jvmArgsAppend "-Dbench.out=$out -Dbench.pas
 echo "== physical limit, async API, hot key, memory, HTTP (servlet, WebFlux)"
 java "${quick[@]}" -cp "$jar" dev.ratelimit.benchmarks.Measurements "$out" "$sample_jar" "$webflux_jar" 2>&1 \
   | tee "$out/measurements.log" | grep '^\[measurements\]'
+
+if [[ "${HTTP_COST:-1}" == "1" ]]; then
+  echo "== what a rule costs an HTTP request: minimal servlet, WebFlux and gateway apps on CPU 0, Redis and the load on CPU 1"
+  taskset -c 1 java "${quick[@]}" -Dapp.cpu=0 -cp "$jar" dev.ratelimit.benchmarks.HttpCost "$out/http-cost" \
+    ratelimit-benchmarks/target/http-apps.classpath ratelimit-benchmarks/target/classes "$jar" > "$out/http-cost.log" 2>&1
+fi
 
 if [[ "${STEADY:-1}" == "1" ]]; then
   echo "== steady state: redis-server on CPU 1, this JVM on CPU 0, 8 and 64 threads, every system"

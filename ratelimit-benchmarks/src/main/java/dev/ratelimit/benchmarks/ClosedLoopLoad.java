@@ -62,7 +62,7 @@ final class ClosedLoopLoad {
 			for (int i = 0; i < this.connections; i++) {
 				all[i] = new Connection(i);
 				all[i].open(selector);
-				all[i].send();
+				all[i].sendOrReopen(selector, result);
 			}
 			while (System.nanoTime() < deadline) {
 				selector.select(100);
@@ -70,7 +70,7 @@ final class ClosedLoopLoad {
 					Connection connection = (Connection) key.attachment();
 					connection.read(key, result);
 					if (connection.ready) {
-						connection.send();
+						connection.sendOrReopen(selector, result);
 					}
 				}
 				selector.selectedKeys().clear();
@@ -156,7 +156,19 @@ final class ClosedLoopLoad {
 			this.in.clear();
 		}
 
-		void send() throws IOException {
+		/** Sends the next request; a write the server refused (it closed the connection) counts as an error. */
+		void sendOrReopen(Selector selector, Result result) throws IOException {
+			try {
+				send();
+			}
+			catch (IOException ex) {
+				result.errors++;
+				reopen(selector, result);
+				send();
+			}
+		}
+
+		private void send() throws IOException {
 			List<byte[]> requests = ClosedLoopLoad.this.requests;
 			ByteBuffer request = ByteBuffer.wrap(requests.get(this.next++ % requests.size()));
 			this.sentAt = System.nanoTime();
@@ -176,11 +188,16 @@ final class ClosedLoopLoad {
 				read = -1;
 			}
 			if (read < 0) {
+				// the request in flight is lost: an error
+				result.errors++;
 				reopen(key.selector(), result);
 				return;
 			}
 			int end = complete();
 			if (end < 0) {
+				if (!this.in.hasRemaining()) {
+					throw new IllegalStateException("A response longer than " + this.in.capacity() + " bytes");
+				}
 				return;
 			}
 			result.add(System.nanoTime() - this.sentAt, status());

@@ -40,10 +40,10 @@ public final class HttpCost {
 	private static final int KEYS = 1000;
 
 	/** The least warm-up passes over a stack's targets, {@code -Dbench.http-warmup-passes}. */
-	private static final int WARM_UP_PASSES = Measurements.QUICK ? 1 : Integer.getInteger("bench.http-warmup-passes", 3);
+	private static final int WARM_UP_PASSES = Measurements.QUICK ? 1 : Integer.getInteger("bench.http-warmup-passes", 5);
 
 	/** The most warm-up passes. */
-	private static final int MAX_WARM_UP_PASSES = Measurements.QUICK ? 1 : 12;
+	private static final int MAX_WARM_UP_PASSES = Measurements.QUICK ? 1 : 10;
 
 	/** How long each target is loaded in a warm-up pass. */
 	private static final Duration WARM_UP_STEP = Duration.ofSeconds(Measurements.QUICK ? 2 : 10);
@@ -75,7 +75,7 @@ public final class HttpCost {
 		String benchmarksJar = args[3];
 		String appCpu = System.getProperty("app.cpu", "0");
 		Files.createDirectories(out);
-		List<Process> started = new ArrayList<>();
+		List<Process> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 		// stopped when this JVM is, by a signal too (finally blocks do not run then)
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(Process::destroyForcibly)));
 		try (BenchmarkRedis redis = BenchmarkRedis.start()) {
@@ -166,9 +166,10 @@ public final class HttpCost {
 
 	/**
 	 * Warms the targets of a stack up in passes that alternate between them, as the rounds do (an application's
-	 * JIT goes on compiling while the others are loaded): at least {@link #WARM_UP_PASSES} passes, then until every
-	 * target answers within 5% of its rate in the previous pass, or {@link #MAX_WARM_UP_PASSES} passes.
-	 * Returns the passes it took, whether it settled, and each target's rate in the last passes.
+	 * JIT goes on compiling while the others are loaded): at least {@link #WARM_UP_PASSES} passes, then until no
+	 * target answers more than 10% faster than in every earlier pass (its JIT has stopped making it faster; the
+	 * machine's own noise moves a pass by 20%), or {@link #MAX_WARM_UP_PASSES} passes. Returns the passes it took,
+	 * whether it settled, and each target's rate in every pass.
 	 */
 	private static Map<String, Object> warmUp(List<HttpApps.Target> targets) {
 		Map<String, List<Double>> rates = new LinkedHashMap<>();
@@ -180,7 +181,8 @@ public final class HttpCost {
 			for (HttpApps.Target target : targets) {
 				double rate = target.load(WARM_UP_STEP).perSecond();
 				List<Double> previous = rates.computeIfAbsent(target.label(), (label) -> new ArrayList<>());
-				settled &= !previous.isEmpty() && Math.abs(rate - previous.get(previous.size() - 1)) <= 0.05 * rate;
+				double best = previous.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+				settled &= rate <= 1.10 * best;
 				previous.add(rate);
 			}
 			Measurements.log("HTTP cost warm-up pass " + pass + " " + rates);
@@ -221,6 +223,9 @@ public final class HttpCost {
 		String[] reply = out.readLine().split(" ");
 		long calls = Long.parseLong(reply[0]);
 		long cpu = Long.parseLong(reply[1]);
+		if (Long.parseLong(reply[2]) > 0) {
+			throw new IllegalStateException("The plain Lettuce yardstick had " + reply[2] + " failed calls: see lettuce-client-cost.log");
+		}
 		Map<String, Object> row = Measurements.row("perSecond", calls * 1e9 / duration.toNanos(), "clientCpuMicros",
 				cpu / 1000.0 / Math.max(1, calls));
 		Measurements.log("HTTP cost: plain Lettuce async EVALSHA " + row);
@@ -278,10 +283,18 @@ public final class HttpCost {
 				List<String> arguments, int port) throws IOException, InterruptedException {
 			String classpath = this.classes + java.io.File.pathSeparator
 					+ String.join(java.io.File.pathSeparator, HttpApps.classpath(this.jars, stack, starter));
-			List<String> command = new ArrayList<>(List.of(java(), "-Xms256m", "-Xmx1g", "-cp", classpath, mainClass));
+			List<String> command = new ArrayList<>(List.of(java(), "-Xms256m", "-Xmx1g",
+					// Tomcat's and Reactor's stacks are deeper than JFR's default of 64 frames
+					"-XX:FlightRecorderOptions:stackdepth=256", "-cp", classpath, mainClass));
 			command.addAll(arguments);
 			Process process = pinned(command, name, app != null);
-			awaitPort(process, port, name);
+			try {
+				awaitPort(process, port, name);
+			}
+			catch (RuntimeException | InterruptedException ex) {
+				process.destroyForcibly();
+				throw ex;
+			}
 			return process;
 		}
 

@@ -28,24 +28,26 @@ final class HttpCostReport {
 			}
 		}
 		StringBuilder md = new StringBuilder();
-		md.append(String.format("%d connections, closed loop, %d keys; a warm-up in passes of 10 s per target, alternating, "
-				+ "until every target answers within 5%% of its previous pass (%s), then %d rounds of %d s "
-				+ "alternating between the targets; applications pinned to CPU %s, redis-server %s, the load and the "
-				+ "gateway's upstream on the other CPU. One stack at a time: only its applications and the yardstick's JVM are up. "
+		md.append(String.format("%d connections, closed loop, %d keys; a warm-up in passes of %s s per target, alternating, "
+				+ "until no target answers more than 10%% faster than in every earlier pass (%s), then %d rounds of %d s "
+				+ "alternating between the targets; applications pinned to CPU %s; redis-server %s, the load and the "
+				+ "gateway's upstream on the CPU the driver runs on (run.sh: CPU 1). One stack at a time: only its applications "
+				+ "and the yardstick's JVM are up. "
 				+ "Medians over the rounds.%n%n",
-				results.get("connections"), results.get("keys"), warmUps(results), rounds.size(),
+				results.get("connections"), results.get("keys"), stepSeconds(results), warmUps(results), rounds.size(),
 				results.get("roundSeconds"), results.get("appCpu"), results.get("redisVersion")));
 		md.append("| target | requests/s | app CPU µs per request | of which in the kernel | app context switches per request "
-				+ "| Redis CPU µs per request | EVALSHA per request | p50 ms | p99 ms | errors |\n"
+				+ "| Redis CPU µs per request | EVALSHA per request | p50 ms | p99 ms | errors, reconnects (all rounds) |\n"
 				+ "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (String label : labels) {
-			md.append(String.format("| %s | %,.0f | %.1f | %.0f%% | %.2f | %.1f | %.2f | %.2f | %.2f | %d |%n", label,
+			md.append(String.format("| %s | %,.0f | %.1f | %.0f%% | %.2f | %.1f | %.2f | %.2f | %.2f | %d, %d |%n", label,
 					median(rounds, label, "perSecond"), median(rounds, label, "appCpuMicros"),
 					100 * median(rounds, label, "appKernelShare"), median(rounds, label, "appSwitches"),
 					median(rounds, label, "redisCpuMicros"),
 					medianOf(rounds, (round) -> value(round, label, "evalsha") / Math.max(1, value(round, label, "responses"))),
 					median(rounds, label, "p50"), median(rounds, label, "p99"),
-					(long) rounds.stream().mapToDouble((round) -> value(round, label, "errors")).sum()));
+					(long) rounds.stream().mapToDouble((round) -> value(round, label, "errors")).sum(),
+					(long) rounds.stream().mapToDouble((round) -> value(round, label, "reconnects")).sum()));
 		}
 		for (String label : rounds.get(0).keySet()) {
 			if (label.startsWith(LETTUCE)) {
@@ -96,11 +98,20 @@ final class HttpCostReport {
 					"perSecond", "1.0x (as cheap)"));
 		}
 		if (!profiles.isEmpty()) {
-			md.append("\n### Where a request's time goes\n\nJFR execution samples (10 ms, nothing else recorded) over one more "
+			md.append("\n### Where a request's time goes\n\nJFR execution samples (every 10 ms; native-method samples too, "
+					+ "unused here) over one more "
 					+ "round of every target after the measured ones, every path of the application together.\n");
 			profiles.forEach((name, summary) -> md.append("\n#### ").append(name).append("\n\n").append(summary));
 		}
 		return md.toString();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Object stepSeconds(Map<String, Object> results) {
+		return ((Map<String, Object>) results.get("warmUp")).values().stream()
+			.map((row) -> ((Map<String, Object>) row).get("stepSeconds"))
+			.findFirst()
+			.orElse("?");
 	}
 
 	@SuppressWarnings("unchecked")

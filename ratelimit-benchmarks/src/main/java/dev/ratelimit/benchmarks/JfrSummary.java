@@ -22,6 +22,11 @@ final class JfrSummary {
 
 	private static final int TOP = 14;
 
+	/** The filter chains through which ratelimit's filters hand a request on, leaf to root. */
+	private static final List<String> CHAINS = List.of("org.apache.catalina.core.ApplicationFilterChain",
+			"org.springframework.web.server.handler.DefaultWebFilterChain",
+			"org.springframework.cloud.gateway.handler.FilteringWebHandler$DefaultGatewayFilterChain");
+
 	private JfrSummary() {
 	}
 
@@ -36,6 +41,7 @@ final class JfrSummary {
 		Map<String, Integer> ours = new LinkedHashMap<>();
 		int samples = 0;
 		int withOurs = 0;
+		int truncated = 0;
 		for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
 			if (!event.getEventType().getName().equals("jdk.ExecutionSample")) {
 				continue;
@@ -45,11 +51,18 @@ final class JfrSummary {
 				continue;
 			}
 			samples++;
+			if (stack.isTruncated()) {
+				truncated++;
+			}
 			List<RecordedFrame> frames = stack.getFrames();
 			parts.merge(part(frames), 1, Integer::sum);
 			Set<String> seen = new HashSet<>();
 			for (RecordedFrame frame : frames) {
 				String type = frame.getMethod().getType().getName();
+				if (CHAINS.stream().anyMatch(type::startsWith)) {
+					// below here the filter runs the rest of the request (the handler): not ratelimit's time
+					break;
+				}
 				// lambdas' hidden classes say nothing: their lambda$ methods name the code
 				if (type.startsWith("dev.ratelimit.") && !type.startsWith("dev.ratelimit.benchmarks.") && !type.contains("$$Lambda")) {
 					String method = shortName(type) + "." + frame.getMethod().getName();
@@ -63,8 +76,9 @@ final class JfrSummary {
 			}
 		}
 		StringBuilder markdown = new StringBuilder();
-		markdown.append(String.format("%,d execution samples; a ratelimit method on the stack in %.1f%% of them.%n%n",
-				samples, 100.0 * withOurs / Math.max(1, samples)));
+		markdown.append(String.format("%,d execution samples; a ratelimit method on the stack (its own work, not the rest "
+				+ "of the request it hands on) in %.1f%% of them; %d stacks truncated.%n%n",
+				samples, 100.0 * withOurs / Math.max(1, samples), truncated));
 		markdown.append("| running code (JDK frames count for their caller) | share of samples |\n|---|---:|\n");
 		int total = Math.max(1, samples);
 		parts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())

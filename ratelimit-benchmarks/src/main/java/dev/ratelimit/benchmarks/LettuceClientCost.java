@@ -21,7 +21,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
  * The yardstick of the HTTP cost scenario: what one plain Lettuce asynchronous {@code EVALSHA} of the fixed
  * window's script (the call a rule makes) costs its client in CPU, in a JVM of its own pinned as the applications
  * are, with as many calls in flight as the load has connections. Reads commands from standard input:
- * {@code run <milliseconds>} keeps the calls going for that long and prints {@code <calls> <cpu nanoseconds>};
+ * {@code run <milliseconds>} keeps the calls going for that long and prints
+ * {@code <calls> <cpu nanoseconds> <failed calls>} (a chain that fails stops);
  * between commands it is idle. Arguments: {@code <redis url> <calls in flight>}.
  */
 public final class LettuceClientCost {
@@ -52,6 +53,7 @@ public final class LettuceClientCost {
 				}
 				long millis = Long.parseLong(command.get(1));
 				AtomicLong calls = new AtomicLong();
+				AtomicLong failures = new AtomicLong();
 				AtomicBoolean stop = new AtomicBoolean();
 				AtomicLong outstanding = new AtomicLong(inFlight);
 				Object done = new Object();
@@ -66,7 +68,10 @@ public final class LettuceClientCost {
 									if (failure == null) {
 										calls.incrementAndGet();
 									}
-									if (!stop.get()) {
+									else if (failures.incrementAndGet() == 1) {
+										failure.printStackTrace();
+									}
+									if (!stop.get() && failure == null) {
 										run();
 									}
 									else if (outstanding.decrementAndGet() == 0) {
@@ -86,7 +91,7 @@ public final class LettuceClientCost {
 					}
 				}
 				long cpu = os.getProcessCpuTime() - cpuBefore;
-				System.out.println(calls.get() + " " + cpu);
+				System.out.println(calls.get() + " " + cpu + " " + failures.get());
 			}
 		}
 		finally {

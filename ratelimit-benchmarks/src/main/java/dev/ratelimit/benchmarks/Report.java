@@ -52,6 +52,7 @@ public final class Report {
 		section(values, "hotKey", HotKeySection.render(run));
 		section(values, "keyCount", KeysAndMemorySection.keyCount(run));
 		section(values, "memory", KeysAndMemorySection.memory(run));
+		section(values, "httpCost", run.httpCost());
 		section(values, "http", HttpSection.render(run, "http", "servlet", "the interceptor"));
 		section(values, "httpWebflux", HttpSection.render(run, "httpWebflux", "webflux", "the WebFlux filter"));
 		return Template.load("report.md").render(values);

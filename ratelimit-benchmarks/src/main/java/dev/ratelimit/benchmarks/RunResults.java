@@ -33,6 +33,8 @@ final class RunResults {
 
 	private final @Nullable String scriptCost;
 
+	private final @Nullable String httpCost;
+
 	private RunResults(Path results) throws IOException {
 		JsonObject settings = null;
 		try (DirectoryStream<Path> files = Files.newDirectoryStream(results, "jmh-*.json")) {
@@ -53,6 +55,7 @@ final class RunResults {
 		this.overhead = Files.exists(overheadFile) ? JsonParser.parseString(Files.readString(overheadFile)).getAsJsonArray() : null;
 		this.steadyState = readIfExists(results.resolve("steady-state.md"));
 		this.scriptCost = readIfExists(results.resolve("script-cost.md"));
+		this.httpCost = readIfExists(results.resolve("http-cost/http-cost.md"));
 	}
 
 	/** Reads the results in a directory. */
@@ -92,6 +95,11 @@ final class RunResults {
 	/** Returns the steady state's tables ({@link SteadyState}), or {@code null} when the run left them out. */
 	@Nullable String steadyState() {
 		return this.steadyState;
+	}
+
+	/** Returns what a rule costs an HTTP request ({@link HttpCost}), or {@code null} when the run left it out. */
+	@Nullable String httpCost() {
+		return this.httpCost;
 	}
 
 	/** Returns the scripts' instruction counts ({@link ScriptCost}), or {@code null} when the run left them out. */

@@ -41,7 +41,13 @@ class ReportTests {
 				"## What bounds the allowed path", "## Steady state: pinned CPUs, client and Redis CPU per decision",
 				"## Hot key: one key far over its limit", "## Cost against the number of keys (64 threads)",
 				"## Redis memory per key (`MEMORY USAGE`, budget fully spent, window 1 minute)",
-				"## HTTP: latency the interceptor adds", "## HTTP: latency the WebFlux filter adds", "## Reproduce");
+				"## What a rule costs an HTTP request", "## HTTP: latency the interceptor adds",
+				"## HTTP: latency the WebFlux filter adds", "## Reproduce");
+	}
+
+	@Test
+	void includesWhatARuleCostsAnHttpRequestAsHttpCostWroteIt() {
+		assertThat(report).contains("| servlet /limited | 5,630 | 156.1 | 48% | 2.71 | 42.1 | 0.28 | 2.50 | 8.31 | 0 |\n");
 	}
 
 	@Test
