@@ -82,7 +82,7 @@ public final class RateLimitFlow {
 				}
 			}
 		}
-		return apply(exchange, this.rules.matchBeforeAuthentication(exchange.method(), exchange.path()));
+		return apply(exchange, this.rules.matchBeforeAuthentication(exchange.method(), exchange::path));
 	}
 
 	/**
@@ -98,7 +98,7 @@ public final class RateLimitFlow {
 		}
 		return exchange.handler(this.rules.hasHandlerRules())
 			.thenCompose((handler) -> apply(exchange,
-					this.rules.matchAfterAuthentication(exchange.method(), exchange.path(), handler)));
+					this.rules.matchAfterAuthentication(exchange.method(), exchange::path, handler)));
 	}
 
 	/**

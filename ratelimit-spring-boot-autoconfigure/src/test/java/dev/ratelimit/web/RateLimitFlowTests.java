@@ -80,6 +80,22 @@ class RateLimitFlowTests {
 	}
 
 	@Test
+	void aRequestsPathIsParsedOnlyInTheTurnsThatHaveRulesWithPaths() {
+		RateLimitFlow flow = flow(List.of(this.byAddress), AddressLists.NONE);
+		FakeExchange exchange = new FakeExchange(true, "10.0.0.4");
+		assertThat(flow.beforeAuthentication(exchange).join()).isTrue();
+		assertThat(exchange.pathsParsed).isEqualTo(1);
+		// no rule keyed by principal, no handler rules: nothing to match after authentication
+		assertThat(flow.afterAuthentication(exchange).join()).isTrue();
+		assertThat(exchange.pathsParsed).isEqualTo(1);
+		FakeExchange noRules = new FakeExchange(true, "10.0.0.5");
+		RateLimitFlow none = flow(List.of(), AddressLists.NONE);
+		assertThat(none.beforeAuthentication(noRules).join()).isTrue();
+		assertThat(none.afterAuthentication(noRules).join()).isTrue();
+		assertThat(noRules.pathsParsed).isZero();
+	}
+
+	@Test
 	void aDeniedAddressIsAnsweredBeforeAnyRuleAndAnAllowedOneSkipsThemAll() {
 		AddressLists lists = new AddressLists(List.of(CidrBlock.parse("10.1.0.0/16")),
 				List.of(CidrBlock.parse("10.9.0.0/16")));
@@ -199,6 +215,8 @@ class RateLimitFlowTests {
 
 		private int resumed;
 
+		private int pathsParsed;
+
 		FakeExchange(boolean blocking, String clientAddress) {
 			this.blocking = blocking;
 			this.clientAddress = clientAddress;
@@ -211,6 +229,7 @@ class RateLimitFlowTests {
 
 		@Override
 		public PathContainer path() {
+			this.pathsParsed++;
 			return PathContainer.parsePath("/api/orders");
 		}
 

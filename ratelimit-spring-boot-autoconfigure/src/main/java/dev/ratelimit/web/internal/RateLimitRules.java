@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -90,10 +91,10 @@ public final class RateLimitRules {
 	 * Returns the rules to apply to a request before anything else sees it, security included: the
 	 * rules from properties whose paths and methods match it, but those keyed by {@code principal}.
 	 * @param method the HTTP method
-	 * @param path the path within the application
+	 * @param path the path within the application, asked only when a rule has paths to match
 	 * @return the rules, in the order they are checked
 	 */
-	public List<RateLimitRule> matchBeforeAuthentication(String method, PathContainer path) {
+	public List<RateLimitRule> matchBeforeAuthentication(String method, Supplier<PathContainer> path) {
 		return matchPathRules(method, path, false, List.of());
 	}
 
@@ -102,26 +103,34 @@ public final class RateLimitRules {
 	 * rules from properties keyed by {@code principal} whose paths and methods match it, then those of
 	 * its handler's annotations.
 	 * @param method the HTTP method
-	 * @param path the path within the application
+	 * @param path the path within the application, asked only when a rule has paths to match
 	 * @param handler the handler method, or {@code null} when the handler is not a method
 	 * @return the rules, in the order they are checked
 	 */
-	public List<RateLimitRule> matchAfterAuthentication(String method, PathContainer path,
+	public List<RateLimitRule> matchAfterAuthentication(String method, Supplier<PathContainer> path,
 			@Nullable HandlerMethod handler) {
 		return matchPathRules(method, path, true, (handler != null) ? forHandler(handler) : List.of());
 	}
 
-	private List<RateLimitRule> matchPathRules(String method, PathContainer path, boolean principal,
+	private List<RateLimitRule> matchPathRules(String method, Supplier<PathContainer> path, boolean principal,
 			List<RateLimitRule> handlerRules) {
-		List<RateLimitRule> pathRules = this.policy.pathRules();
+		// a request's path is parsed only when a rule of its turn has paths to match it against
+		List<RateLimitRule> pathRules = principal ? this.policy.afterAuthentication() : this.policy.beforeAuthentication();
 		if (pathRules.isEmpty()) {
 			return handlerRules;
 		}
-		List<RateLimitRule> applicable = new ArrayList<>(handlerRules.size() + 1);
+		PathContainer parsed = path.get();
+		List<RateLimitRule> applicable = null;
 		for (RateLimitRule rule : pathRules) {
-			if (rule.needsAuthentication() == principal && rule.matches(path, method)) {
+			if (rule.matches(parsed, method)) {
+				if (applicable == null) {
+					applicable = new ArrayList<>(pathRules.size() + handlerRules.size());
+				}
 				applicable.add(rule);
 			}
+		}
+		if (applicable == null) {
+			return handlerRules;
 		}
 		applicable.addAll(handlerRules);
 		return applicable;
@@ -293,7 +302,14 @@ public final class RateLimitRules {
 		}
 	}
 
-	private record Policy(List<RateLimitRule> pathRules, AddressLists addressLists) {
+	private record Policy(List<RateLimitRule> pathRules, AddressLists addressLists,
+			List<RateLimitRule> beforeAuthentication, List<RateLimitRule> afterAuthentication) {
+
+		Policy(List<RateLimitRule> pathRules, AddressLists addressLists) {
+			this(pathRules, addressLists, pathRules.stream().filter((rule) -> !rule.needsAuthentication()).toList(),
+					pathRules.stream().filter(RateLimitRule::needsAuthentication).toList());
+		}
+
 	}
 
 	private record HandlerKey(Method method, Class<?> beanType) {
