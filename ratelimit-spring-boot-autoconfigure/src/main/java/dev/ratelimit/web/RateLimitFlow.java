@@ -86,6 +86,24 @@ public final class RateLimitFlow {
 	}
 
 	/**
+	 * Returns whether {@link #beforeAuthentication} may do anything: when not (no address list, no rule but
+	 * those keyed by {@code principal}), an entry point may let every request go on without it.
+	 * @return {@code false} when that turn lets every request go on untouched
+	 */
+	public boolean mayApplyBeforeAuthentication() {
+		return this.rules.mayApplyBeforeAuthentication();
+	}
+
+	/**
+	 * Returns whether {@link #afterAuthentication} may do anything: when not (no rule keyed by {@code principal},
+	 * no annotated handler), an entry point may let every request go on without it.
+	 * @return {@code false} when that turn lets every request go on untouched
+	 */
+	public boolean mayApplyAfterAuthentication() {
+		return this.rules.mayApplyAfterAuthentication();
+	}
+
+	/**
 	 * Applies the rules that run once a request is authenticated and its handler known: those from properties
 	 * keyed by {@code principal}, then those of the handler's annotations. A request whose client address is
 	 * allowed skips them.
@@ -178,7 +196,7 @@ public final class RateLimitFlow {
 	 */
 	private static CompletableFuture<List<RateLimitRule>> withConditions(RateLimitExchange exchange,
 			List<RateLimitRule> matched) {
-		if (matched.stream().noneMatch((rule) -> rule.condition() != null)) {
+		if (!anyCondition(matched)) {
 			return CompletableFuture.completedFuture(matched);
 		}
 		CompletableFuture<List<RateLimitRule>> applicable = CompletableFuture.completedFuture(new ArrayList<>());
@@ -191,6 +209,16 @@ public final class RateLimitFlow {
 			}));
 		}
 		return applicable;
+	}
+
+	private static boolean anyCondition(List<RateLimitRule> rules) {
+		// a loop, not a stream: asked on every request a rule matches
+		for (RateLimitRule rule : rules) {
+			if (rule.condition() != null) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static CompletableFuture<Boolean> applies(RateLimitExchange exchange, RateLimitRule rule) {

@@ -80,6 +80,16 @@ public final class CidrBlock {
 		if (literal.isEmpty() || literal.length() > 45) {
 			return null;
 		}
+		byte[] ipv4 = canonicalIpv4(literal);
+		if (ipv4 != null) {
+			// the common case, read on every request: no pattern, no split
+			try {
+				return InetAddress.getByAddress(ipv4);
+			}
+			catch (UnknownHostException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
 		if (IPV4.matcher(literal).matches()) {
 			for (String part : literal.split("\\.")) {
 				if (Integer.parseInt(part) > 255) {
@@ -97,6 +107,36 @@ public final class CidrBlock {
 		catch (UnknownHostException ex) {
 			return null;
 		}
+	}
+
+	/**
+	 * Reads an IPv4 address in its canonical form: four decimal parts of 0 to 255 without leading zeros. Any
+	 * other text, an IPv4 literal with leading zeros included, is left to the general parser.
+	 */
+	private static byte @Nullable [] canonicalIpv4(String literal) {
+		byte[] bytes = new byte[4];
+		int part = 0;
+		int value = 0;
+		int digits = 0;
+		for (int i = 0, n = literal.length(); i <= n; i++) {
+			char c = (i < n) ? literal.charAt(i) : '.';
+			if (c >= '0' && c <= '9') {
+				if ((digits == 1 && value == 0) || digits == 3) {
+					return null;
+				}
+				value = value * 10 + (c - '0');
+				digits++;
+			}
+			else if (c == '.' && digits > 0 && value <= 255 && part < 4) {
+				bytes[part++] = (byte) value;
+				value = 0;
+				digits = 0;
+			}
+			else {
+				return null;
+			}
+		}
+		return (part == 4) ? bytes : null;
 	}
 
 	/**

@@ -171,6 +171,26 @@ public final class RateLimitRules {
 	}
 
 	/**
+	 * Returns whether a rule or an address list may apply to a request before authentication; when none may,
+	 * an entry point need not take the request through that turn.
+	 * @return {@code true} when an address list is set or a rule from properties is not keyed by
+	 * {@code principal}
+	 */
+	public boolean mayApplyBeforeAuthentication() {
+		Policy policy = this.policy;
+		return !policy.addressLists().isEmpty() || !policy.beforeAuthentication().isEmpty();
+	}
+
+	/**
+	 * Returns whether a rule may apply to a request after authentication; when none may, an entry point need not
+	 * take the request through that turn.
+	 * @return {@code true} when a rule from properties is keyed by {@code principal} or a handler has rules
+	 */
+	public boolean mayApplyAfterAuthentication() {
+		return this.anyHandlerRules || !this.policy.afterAuthentication().isEmpty();
+	}
+
+	/**
 	 * Returns whether a handler has rules of its own, so that a web stack need not look a request's
 	 * handler up when none has.
 	 * @return {@code true} once the rules of an annotated handler were built

@@ -1,5 +1,6 @@
 package dev.ratelimit.web.internal;
 
+import java.net.InetAddress;
 import java.util.Collections;
 import java.util.List;
 
@@ -120,6 +121,20 @@ class ClientAddressResolverTests {
 			.withMessageContaining("use 0 to 128");
 		assertThatIllegalArgumentException().isThrownBy(() -> CidrBlock.parse("10.0.0.0/x"))
 			.withMessageContaining("invalid prefix length");
+	}
+
+	@Test
+	void readsIpv4LiteralsAsTheGeneralParserDoesAndNothingElse() throws Exception {
+		for (String literal : List.of("0.0.0.0", "1.2.3.4", "10.0.0.1", "127.0.0.1", "192.168.255.254",
+				"255.255.255.255", " 8.8.4.4 ", "[203.0.113.9]")) {
+			String bare = literal.strip().replace("[", "").replace("]", "");
+			assertThat(CidrBlock.parseAddress(literal)).as(literal).isEqualTo(InetAddress.getByName(bare));
+			assertThat(CidrBlock.parseAddress(literal).getHostAddress()).as(literal).isEqualTo(bare);
+		}
+		for (String notOne : List.of("256.0.0.1", "1.2.3.999", "1.2.3", "1.2.3.4.5", "1..2.3", ".1.2.3", "1.2.3.4.",
+				"1.2.3.4a", "1.2.3.-4", "1.2.3.1234", "١.2.3.4", "localhost", "1.2.3.4/8")) {
+			assertThat(CidrBlock.parseAddress(notOne)).as(notOne).isNull();
+		}
 	}
 
 	private static MockHttpServletRequest request(String remoteAddress) {

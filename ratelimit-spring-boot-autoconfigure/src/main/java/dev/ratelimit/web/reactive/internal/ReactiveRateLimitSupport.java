@@ -57,6 +57,10 @@ import org.springframework.web.server.ServerWebExchange;
  */
 public final class ReactiveRateLimitSupport {
 
+	private static final Mono<Boolean> GO_ON = Mono.just(true);
+
+	private static final Mono<Boolean> STOP = Mono.just(false);
+
 	private final RateLimitFlow flow;
 
 	private final ClientAddressResolver addresses;
@@ -104,8 +108,11 @@ public final class ReactiveRateLimitSupport {
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
 	public Mono<Boolean> applyBeforeAuthentication(ServerWebExchange exchange) {
-		return Mono.deferContextual((context) -> Mono
-			.fromFuture(() -> this.flow.beforeAuthentication(new WebFluxExchange(exchange, context)), true));
+		if (!this.flow.mayApplyBeforeAuthentication()) {
+			return GO_ON;
+		}
+		return Mono.deferContextual(
+				(context) -> answer(this.flow.beforeAuthentication(new WebFluxExchange(exchange, context))));
 	}
 
 	/**
@@ -115,8 +122,19 @@ public final class ReactiveRateLimitSupport {
 	 * @return whether the exchange may go on; when not, its response is written
 	 */
 	public Mono<Boolean> applyAfterAuthentication(ServerWebExchange exchange) {
-		return Mono.deferContextual((context) -> Mono
-			.fromFuture(() -> this.flow.afterAuthentication(new WebFluxExchange(exchange, context)), true));
+		if (!this.flow.mayApplyAfterAuthentication()) {
+			return GO_ON;
+		}
+		return Mono.deferContextual(
+				(context) -> answer(this.flow.afterAuthentication(new WebFluxExchange(exchange, context))));
+	}
+
+	/** The flow's answer as a publisher; one it gave at once (no rule matched, say) without wrapping its future. */
+	private static Mono<Boolean> answer(CompletableFuture<Boolean> flow) {
+		if (flow.isDone() && !flow.isCompletedExceptionally()) {
+			return flow.join() ? GO_ON : STOP;
+		}
+		return Mono.fromFuture(flow, true);
 	}
 
 	private Mono<Object> handler(ServerWebExchange exchange) {

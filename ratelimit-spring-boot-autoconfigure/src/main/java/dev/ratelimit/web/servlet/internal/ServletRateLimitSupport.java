@@ -102,6 +102,9 @@ public final class ServletRateLimitSupport {
 	 * @throws IOException when a refusal cannot be written
 	 */
 	public boolean applyBeforeAuthentication(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		if (!this.flow.mayApplyBeforeAuthentication()) {
+			return true;
+		}
 		return completed(this.flow.beforeAuthentication(new ServletExchange(request, response, null)));
 	}
 
@@ -115,6 +118,9 @@ public final class ServletRateLimitSupport {
 	 */
 	public boolean applyAfterAuthentication(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
+		if (!this.flow.mayApplyAfterAuthentication()) {
+			return true;
+		}
 		return completed(this.flow.afterAuthentication(
 				new ServletExchange(request, response, (handler instanceof HandlerMethod method) ? method : null)));
 	}
