@@ -96,6 +96,19 @@ class RateLimitFlowTests {
 	}
 
 	@Test
+	void tellsTheEntryPointsWhichTurnsCanApplyAnything() {
+		assertThat(flow(List.of(this.byAddress), AddressLists.NONE).mayApplyBeforeAuthentication()).isTrue();
+		assertThat(flow(List.of(this.byAddress), AddressLists.NONE).mayApplyAfterAuthentication()).isFalse();
+		assertThat(flow(List.of(this.byUser), AddressLists.NONE).mayApplyBeforeAuthentication()).isFalse();
+		assertThat(flow(List.of(this.byUser), AddressLists.NONE).mayApplyAfterAuthentication()).isTrue();
+		AddressLists lists = new AddressLists(List.of(), List.of(CidrBlock.parse("10.9.0.0/16")));
+		// a deny list screens before authentication even with no rule
+		assertThat(flow(List.of(), lists).mayApplyBeforeAuthentication()).isTrue();
+		assertThat(flow(List.of(), AddressLists.NONE).mayApplyBeforeAuthentication()).isFalse();
+		assertThat(flow(List.of(), AddressLists.NONE).mayApplyAfterAuthentication()).isFalse();
+	}
+
+	@Test
 	void aDeniedAddressIsAnsweredBeforeAnyRuleAndAnAllowedOneSkipsThemAll() {
 		AddressLists lists = new AddressLists(List.of(CidrBlock.parse("10.1.0.0/16")),
 				List.of(CidrBlock.parse("10.9.0.0/16")));
