@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
-import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.ToNumberPolicy;
 
 /**
  * Turns the rounds of {@link HttpCost} into Markdown: a table of every target (medians over the rounds), the
@@ -32,7 +33,10 @@ final class HttpCostReport {
 	@SuppressWarnings("unchecked")
 	public static void main(String[] args) throws IOException {
 		Path dir = Path.of(args[0]);
-		Map<String, Object> results = new Gson().fromJson(Files.readString(dir.resolve("http-cost.json")), Map.class);
+		// whole numbers back as longs, as the run wrote them
+		Map<String, Object> results = new GsonBuilder().setObjectToNumberStrategy(ToNumberPolicy.LONG_OR_DOUBLE)
+			.create()
+			.fromJson(Files.readString(dir.resolve("http-cost.json")), Map.class);
 		String before = Files.readString(dir.resolve("http-cost.md"));
 		int profiles = before.indexOf("\n### Where a request's time goes");
 		Files.writeString(dir.resolve("http-cost.md"),
@@ -113,9 +117,18 @@ final class HttpCostReport {
 							ratioOf(rounds, limited, redis, "perSecond"))));
 			double p99 = medianOf(rounds, (round) -> value(round, limited, "p99") - value(round, open, "p99"));
 			double handMadeP99 = medianOf(rounds, (round) -> value(round, redis, "p99") - value(round, plain, "p99"));
-			md.append(row(stack + ": p99 added by one rule", String.format("%.2f ms", p99), "≤ 0.5 ms", p99 <= 0.5,
-					String.format("the hand-made Redis call adds %.2f ms%s", handMadeP99,
-							(handMadeP99 > 0.5) ? ", already above the goal" : "")));
+			if (p99 < 0) {
+				// the application without a rule had the longer tail: a GC pause on one CPU, not the rule
+				md.append(row(stack + ": p99 added by one rule", String.format("%.2f ms", p99), "≤ 0.5 ms", null,
+						String.format("no figure: /open's p99 (%.2f ms) is above /limited's (%.2f ms) in this run, the tail of "
+								+ "pauses on one CPU rather than of the rule", median(rounds, open, "p99"),
+								median(rounds, limited, "p99"))));
+			}
+			else {
+				md.append(row(stack + ": p99 added by one rule", String.format("%.2f ms", p99), "≤ 0.5 ms", p99 <= 0.5,
+						String.format("the hand-made Redis call adds %.2f ms%s", handMadeP99,
+								(handMadeP99 > 0.5) ? ", already above the goal" : "")));
+			}
 			double threeRules = medianOf(rounds, (round) -> (cpu(round, three) - cpu(round, open))
 					/ (cpu(round, limited) - cpu(round, open)));
 			md.append(row(stack + ": three rules' added app CPU / one rule's", String.format("%.2fx", threeRules), "< 1.3x",
