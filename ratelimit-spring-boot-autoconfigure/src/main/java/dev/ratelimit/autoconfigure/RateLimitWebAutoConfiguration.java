@@ -38,9 +38,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -49,15 +49,16 @@ import org.springframework.util.Assert;
 import org.springframework.web.context.WebApplicationContext;
 
 /**
- * Registers what every web stack shares: the {@link RateLimitRules} of {@code ratelimit.rules.*} and of
- * {@link dev.ratelimit.RateLimited} handlers with the limiter of each algorithm, the
- * {@link RateLimitEnforcer} that decides requests and applies the failure mode, the rate-limit headers,
- * the client-address resolver and the {@link RateLimitRejectionHandler}.
+ * Registers what every entry point shares (the web stacks and, in any application, {@link dev.ratelimit.RateLimited}
+ * bean methods): the {@link RateLimitRules} of {@code ratelimit.rules.*}, of {@link dev.ratelimit.RateLimited}
+ * handlers and bean methods with the limiter of each algorithm, the {@link RateLimitEnforcer} that decides requests
+ * and applies the failure mode, the {@link RateLimitFlow}, the rate-limit headers, the client-address resolver and
+ * the {@link RateLimitRejectionHandler}. The rule model needs spring-web, which the starter brings.
  *
  * @since 0.1.0
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class })
-@ConditionalOnWebApplication
+@ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitWebAutoConfiguration {
@@ -143,23 +144,55 @@ public final class RateLimitWebAutoConfiguration {
 	}
 
 	/**
-	 * Builds the rules of a web application: its key resolvers read servlet requests, or in a reactive
-	 * application exchanges.
+	 * Builds the rules of an application: in a servlet application its key resolvers read servlet requests, in a
+	 * reactive one exchanges; an application that serves no web requests has none.
 	 */
 	static RateLimitRuleFactory ruleFactory(RateLimitProperties properties, ConfigurableListableBeanFactory beanFactory,
 			ApplicationContext context) {
-		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
-				: ReactiveRateLimitKeyResolver.class;
-		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(), new BeanKeyResolvers(beanFactory, keyResolverType),
-				properties.isShadow());
+		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
+				stackBeans(beanFactory, context, "RateLimitKeyResolver"), properties.isShadow(),
+				planResolvers(beanFactory)::exists);
 	}
 
 	/**
 	 * The condition beans of the application's web stack.
 	 */
-	private static BeanKeyResolvers conditions(ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
-		return new BeanKeyResolvers(beanFactory, (context instanceof WebApplicationContext) ? RateLimitCondition.class
-				: ReactiveRateLimitCondition.class);
+	private static KeyResolvers conditions(ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
+		return stackBeans(beanFactory, context, "RateLimitCondition");
+	}
+
+	/**
+	 * The beans of the application's web stack's type of a name ({@code RateLimitKeyResolver} or
+	 * {@code RateLimitCondition}), or none outside a web application.
+	 */
+	private static KeyResolvers stackBeans(ConfigurableListableBeanFactory beanFactory, ApplicationContext context,
+			String type) {
+		if (context instanceof WebApplicationContext) {
+			return new BeanKeyResolvers(beanFactory,
+					type.equals("RateLimitCondition") ? RateLimitCondition.class : RateLimitKeyResolver.class);
+		}
+		if (context instanceof ReactiveWebApplicationContext) {
+			return new BeanKeyResolvers(beanFactory, type.equals("RateLimitCondition") ? ReactiveRateLimitCondition.class
+					: ReactiveRateLimitKeyResolver.class);
+		}
+		return new NoWebStack(type);
+	}
+
+	/**
+	 * The key resolvers and conditions of an application that serves no web requests: there are none.
+	 */
+	record NoWebStack(String type) implements KeyResolvers {
+
+		@Override
+		public boolean exists(String name) {
+			return false;
+		}
+
+		@Override
+		public String type() {
+			return "a web stack's " + this.type + " (this application serves no web requests)";
+		}
+
 	}
 
 	private static BeanKeyResolvers planResolvers(ConfigurableListableBeanFactory beanFactory) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.StatusCharge;
 import dev.ratelimit.web.internal.ClientAddressResolver;
@@ -162,6 +163,27 @@ public final class RateLimitFlow {
 		}
 		return exchange.reject(RateLimitRejection.of(exchange.method(), exchange.target(), verdict))
 			.thenApply((written) -> false);
+	}
+
+	/**
+	 * Answers a request as refused by limits applied outside its rules: a {@link dev.ratelimit.RateLimited} method of
+	 * a bean that its handler called threw {@link RateLimitExceededException}. The headers announce the limits that
+	 * refused it after those the request's own rules applied; the answer is the refusal of a request the rules
+	 * refused (429 and the rejection handler's body).
+	 * @param exchange the request, its response not committed yet
+	 * @param refused the refusal
+	 * @return completes when the response is written
+	 */
+	public CompletableFuture<Void> refuse(RateLimitExchange exchange, RateLimitExceededException refused) {
+		List<AppliedLimit> violated = new ArrayList<>(refused.getRefusals().size());
+		for (RateLimitExceededException.Refusal refusal : refused.getRefusals()) {
+			violated.add(new AppliedLimit(refusal.policy(), refusal.limit(), refusal.decision()));
+		}
+		RateLimitVerdict verdict = new RateLimitVerdict(violated, violated, false, null);
+		@SuppressWarnings("unchecked")
+		RateLimitVerdict whole = verdict.after((List<AppliedLimit>) exchange.getAttribute(APPLIED));
+		exchange.writeHeaders(this.headers.of(whole));
+		return exchange.reject(RateLimitRejection.of(exchange.method(), exchange.target(), verdict));
 	}
 
 	/**

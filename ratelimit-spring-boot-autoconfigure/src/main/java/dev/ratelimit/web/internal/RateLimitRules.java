@@ -19,6 +19,7 @@ import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.MethodLimits;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
 
@@ -49,6 +50,8 @@ public final class RateLimitRules {
 	private final Map<Blocking, BlockingRateLimiter> blocking = new ConcurrentHashMap<>();
 
 	private final ConcurrentMap<HandlerKey, List<RateLimitRule>> handlerRules = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<HandlerKey, MethodLimits> methodLimits = new ConcurrentHashMap<>();
 
 	private final Map<String, String> sources = new HashMap<>();
 
@@ -154,6 +157,23 @@ public final class RateLimitRules {
 					}
 					return List.copyOf(built);
 				});
+	}
+
+	/**
+	 * Builds, checks and registers the limits of a {@link dev.ratelimit.RateLimited} method of a bean that is not a
+	 * web handler, once per method; they are listed with the others (the endpoint, the metrics) but never matched
+	 * to a web request.
+	 * @param method the method
+	 * @param beanType the class of the bean
+	 * @return the method's limits, {@link MethodLimits#NONE} when it has none
+	 * @throws InvalidRateLimitRuleException when an annotation is invalid
+	 */
+	public MethodLimits forBeanMethod(Method method, Class<?> beanType) {
+		return this.methodLimits.computeIfAbsent(new HandlerKey(method, beanType), (key) -> {
+			MethodLimits built = this.factory.forBeanMethod(key.method(), key.beanType());
+			built.rules().forEach(this::register);
+			return built.rules().isEmpty() ? MethodLimits.NONE : built;
+		});
 	}
 
 	/**
