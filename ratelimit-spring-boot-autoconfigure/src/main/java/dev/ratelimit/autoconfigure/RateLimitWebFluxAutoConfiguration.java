@@ -30,7 +30,9 @@ import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 
 /**
  * Applies the shared {@link RateLimitRules} in reactive (WebFlux) applications: a
@@ -92,13 +94,37 @@ public final class RateLimitWebFluxAutoConfiguration {
 	}
 
 	/**
-	 * Puts each exchange in the Reactor context of its chain, where the {@link dev.ratelimit.RateLimited} bean methods
-	 * returning a publisher that a handler calls read their request's keys.
+	 * Puts each exchange in the Reactor context of its chain, as Spring's {@link ServerWebExchangeContextFilter}
+	 * does, where the {@link dev.ratelimit.RateLimited} bean methods returning a publisher that a handler calls read
+	 * their request's keys; only once such a method has a key the request gives, so that other applications pay
+	 * nothing for it.
 	 */
 	@Bean
-	@ConditionalOnMissingBean
-	ServerWebExchangeContextFilter rateLimitServerWebExchangeContextFilter() {
-		return new ServerWebExchangeContextFilter();
+	@ConditionalOnMissingBean({ ServerWebExchangeContextFilter.class, RateLimitExchangeContextFilter.class })
+	RateLimitExchangeContextFilter rateLimitExchangeContextFilter(RateLimitRules rules) {
+		return new RateLimitExchangeContextFilter(rules);
+	}
+
+	/**
+	 * Puts the exchange in the Reactor context of its chain once a limited bean method reads requests.
+	 */
+	static final class RateLimitExchangeContextFilter implements WebFilter {
+
+		private final RateLimitRules rules;
+
+		RateLimitExchangeContextFilter(RateLimitRules rules) {
+			this.rules = rules;
+		}
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			if (!this.rules.methodRulesReadRequests()) {
+				return chain.filter(exchange);
+			}
+			return chain.filter(exchange)
+				.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
+		}
+
 	}
 
 	@Bean

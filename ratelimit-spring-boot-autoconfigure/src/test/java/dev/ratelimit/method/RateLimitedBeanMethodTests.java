@@ -87,6 +87,13 @@ class RateLimitedBeanMethodTests {
 	}
 
 	@Test
+	void limitsAPackageVisibleMethodToo() {
+		Sms sms = context.getBean(Sms.class);
+		assertThat(sms.internal("+34600000009")).isEqualTo("internal +34600000009");
+		assertThat(catchRefusal(() -> sms.internal("+34600000009")).getRule()).isEqualTo("sms-internal");
+	}
+
+	@Test
 	void letsExactlyTheLimitThroughUnderConcurrentCallers() throws Exception {
 		Sms sms = context.getBean(Sms.class);
 		int before = sms.bulk();
@@ -291,6 +298,11 @@ class RateLimitedBeanMethodTests {
 		public String send(String phone, String text) {
 			this.sent.incrementAndGet();
 			return "sent " + text;
+		}
+
+		@RateLimited(name = "sms-internal", limit = 1, window = "1m", key = "#p0")
+		String internal(String phone) {
+			return "internal " + phone;
 		}
 
 		@RateLimited(name = "broadcast", limit = 10, window = "1m", key = "#p0")

@@ -1,5 +1,6 @@
 package dev.ratelimit.web;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitedServiceOnEveryStackTests {
 
 	private static final StackApps apps = new StackApps(Map.of("ratelimit.rules.quotes-api.paths", "/quotes/**",
-			"ratelimit.rules.quotes-api.limit", "100", "ratelimit.rules.quotes-api.window", "1m"), QuoteEndpoints.class);
+			"ratelimit.rules.quotes-api.limit", "100", "ratelimit.rules.quotes-api.window", "1m",
+			"management.endpoints.web.exposure.include", "ratelimit"), QuoteEndpoints.class);
 
 	@AfterAll
 	static void stop() {
@@ -69,6 +71,24 @@ class RateLimitedServiceOnEveryStackTests {
 			.contains("\"quote-by-key\";r=0;"));
 		assertThat(app.get("/quotes/by-key", "X-Api-Key", stack + "-beta").status()).isEqualTo(200);
 		assertThat(app.redisKeys()).anySatisfy((key) -> assertThat(key).contains("quote-by-key:header:" + alpha));
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void theEndpointListsTheServicesLimitsAndReadsTheirKeys(WebStack stack) {
+		StackApp app = apps.on(stack);
+		StackApp.Reply rules = app.get("/actuator/ratelimit");
+		assertThat((List<String>) JsonPath.read(rules.body(), "$.rules[?(@.name == 'quote-by-user')].key"))
+			.containsExactly("#user");
+		assertThat((List<String>) JsonPath.read(rules.body(), "$.rules[?(@.name == 'quote-by-user')].source"))
+			.singleElement()
+			.asString()
+			.contains("QuoteService.quoteFor");
+		String user = stack + "-carl";
+		app.get("/quotes/by-user/" + user);
+		StackApp.Reply state = app.get("/actuator/ratelimit/quote-by-user/" + user);
+		assertThat(state.status()).isEqualTo(200);
+		assertThat((Integer) JsonPath.read(state.body(), "$.limits[0].remaining")).isZero();
 	}
 
 	@Import(QuoteService.class)

@@ -22,6 +22,7 @@ import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.MethodLimits;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.RuleKey;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
@@ -59,6 +60,8 @@ public final class RateLimitRules {
 	private volatile List<RateLimitRule> all = List.of();
 
 	private volatile boolean anyHandlerRules;
+
+	private volatile boolean methodRulesReadRequests;
 
 	/**
 	 * Creates the registry.
@@ -172,6 +175,9 @@ public final class RateLimitRules {
 		return this.methodLimits.computeIfAbsent(new HandlerKey(method, beanType), (key) -> {
 			MethodLimits built = this.factory.forBeanMethod(key.method(), key.beanType());
 			built.rules().forEach(this::register);
+			if (built.rules().stream().anyMatch((rule) -> !(rule.key() instanceof RuleKey.Expression))) {
+				this.methodRulesReadRequests = true;
+			}
 			return built.rules().isEmpty() ? MethodLimits.NONE : built;
 		});
 	}
@@ -208,6 +214,16 @@ public final class RateLimitRules {
 	 */
 	public boolean mayApplyAfterAuthentication() {
 		return this.anyHandlerRules || !this.policy.afterAuthentication().isEmpty();
+	}
+
+	/**
+	 * Returns whether a {@link dev.ratelimit.RateLimited} bean method has a rule whose key the web request it is
+	 * called in gives ({@code ip}, a header, a parameter, the principal, a key-resolver bean), so that a stack that
+	 * must make the request reachable from such a call need not do it for every request otherwise.
+	 * @return {@code true} once such a method's rules were built
+	 */
+	public boolean methodRulesReadRequests() {
+		return this.methodRulesReadRequests;
 	}
 
 	/**
