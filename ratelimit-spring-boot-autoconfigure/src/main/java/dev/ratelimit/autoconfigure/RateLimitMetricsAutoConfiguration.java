@@ -57,6 +57,7 @@ public final class RateLimitMetricsAutoConfiguration {
 	 * The rules' decisions: web requests' and, in any application, those of {@code @RateLimited} bean methods.
 	 */
 	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
 	static class DecisionMetricsConfiguration {
 
 		@Bean

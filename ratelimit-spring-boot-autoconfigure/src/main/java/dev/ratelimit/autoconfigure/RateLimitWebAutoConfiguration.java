@@ -5,9 +5,11 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
@@ -24,6 +26,7 @@ import dev.ratelimit.web.internal.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitObserver;
 import dev.ratelimit.web.internal.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
@@ -38,6 +41,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
@@ -94,8 +98,9 @@ public final class RateLimitWebAutoConfiguration {
 			ApplicationContext context) {
 		RateLimitRuleFactory factory = ruleFactory(properties, beanFactory, context);
 		try {
-			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers(beanFactory)::exists,
-					conditions(beanFactory, context)), factory,
+			return new RateLimitRules(servesWebRequests(context) ? PropertyRules.of(properties, factory,
+					planResolvers(beanFactory)::exists, conditions(beanFactory, context)) : pathRulesLeftOut(properties),
+					factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
@@ -136,6 +141,7 @@ public final class RateLimitWebAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@ConditionalOnWebApplication
 	RateLimitRulesReload rateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
 			ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
 		return new RateLimitRulesReload(rules, plans, environment,
@@ -152,6 +158,24 @@ public final class RateLimitWebAutoConfiguration {
 		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
 				stackBeans(beanFactory, context, "RateLimitKeyResolver"), properties.isShadow(),
 				planResolvers(beanFactory)::exists);
+	}
+
+	private static boolean servesWebRequests(ApplicationContext context) {
+		return context instanceof WebApplicationContext || context instanceof ReactiveWebApplicationContext;
+	}
+
+	/**
+	 * The rules of {@code ratelimit.rules.*} apply to web requests: an application that serves none (a worker that
+	 * shares the web application's configuration) leaves them out, and says so, rather than failing on their key
+	 * resolvers or conditions.
+	 */
+	private static List<RateLimitRule> pathRulesLeftOut(RateLimitProperties properties) {
+		if (!properties.getRules().isEmpty()) {
+			LogFactory.getLog(RateLimitWebAutoConfiguration.class).info("This application serves no web requests: the "
+					+ properties.getRules().size() + " rules of ratelimit.rules.* (" + String.join(", ",
+							properties.getRules().keySet()) + ") apply to none; @RateLimited bean methods are limited");
+		}
+		return List.of();
 	}
 
 	/**
@@ -204,6 +228,7 @@ public final class RateLimitWebAutoConfiguration {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+	@ConditionalOnWebApplication
 	static class EnvironmentChangeConfiguration {
 
 		@Bean

@@ -7,6 +7,7 @@ import java.util.List;
 
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.method.internal.MethodRateLimitInterceptor;
+import dev.ratelimit.web.InvalidRateLimitRuleException;
 
 import org.springframework.aop.ClassFilter;
 import org.springframework.aop.support.AopUtils;
@@ -77,15 +78,26 @@ public class RateLimitedMethodPostProcessor extends AbstractBeanFactoryAwareAdvi
 
 	private void check(Class<?> targetClass) {
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(targetClass, ReflectionUtils.USER_DECLARED_METHODS)) {
-			if (LimitedMethods.limits(method, targetClass)) {
-				this.interceptor.check(method, targetClass);
+			if (!LimitedMethods.limits(method, targetClass)) {
+				continue;
 			}
+			int modifiers = method.getModifiers();
+			if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
+				// listed by the endpoint, and never applied: a proxy cannot stand in for such a method
+				throw new InvalidRateLimitRuleException(targetClass.getSimpleName() + "." + method.getName()
+						+ " (@RateLimited on " + targetClass.getName() + "." + method.getName() + ")", "method",
+						Modifier.toString(modifiers), "a " + (Modifier.isPrivate(modifiers) ? "private" : "final")
+								+ " method is called past the proxy that applies limits; make it public (or package-visible) "
+								+ "and not final, and call it from another bean");
+			}
+			this.interceptor.check(method, targetClass);
 		}
 	}
 
 	/**
-	 * The methods a {@link RateLimited} annotation limits: those annotated, and the public ones of an annotated class,
-	 * but never those of {@code Object} nor the handlers of web controllers.
+	 * The methods a {@link RateLimited} annotation limits: those annotated, and the public ones an annotated class
+	 * declares (as {@code @Transactional} on a class), but never {@code equals}, {@code hashCode} and
+	 * {@code toString}, nor the handlers of web controllers.
 	 */
 	static final class LimitedMethods extends StaticMethodMatcherPointcut {
 
@@ -104,7 +116,9 @@ public class RateLimitedMethodPostProcessor extends AbstractBeanFactoryAwareAdvi
 		}
 
 		static boolean limits(Method method, Class<?> targetClass) {
-			if (method.getDeclaringClass() == Object.class || Modifier.isStatic(method.getModifiers())) {
+			if (method.getDeclaringClass() == Object.class || Modifier.isStatic(method.getModifiers())
+					|| ReflectionUtils.isEqualsMethod(method) || ReflectionUtils.isHashCodeMethod(method)
+					|| ReflectionUtils.isToStringMethod(method)) {
 				return false;
 			}
 			if (AnnotatedElementUtils.hasAnnotation(targetClass, Controller.class)) {
@@ -114,7 +128,7 @@ public class RateLimitedMethodPostProcessor extends AbstractBeanFactoryAwareAdvi
 			if (annotated(specific) || annotated(method)) {
 				return true;
 			}
-			return Modifier.isPublic(method.getModifiers()) && annotated(targetClass);
+			return Modifier.isPublic(method.getModifiers()) && annotated(specific.getDeclaringClass());
 		}
 
 		private static boolean annotated(java.lang.reflect.AnnotatedElement element) {

@@ -122,13 +122,13 @@ public final class RateLimitFlow {
 
 	/**
 	 * Applies given rules to a request: their conditions, their keys, the decision, the headers, the answer to
-	 * a refusal.
+	 * a refusal. A request whose client address is allowed skips them.
 	 * @param exchange the request
 	 * @param matched the rules that match it, in order
 	 * @return whether the request may go on; when not, its response is written
 	 */
 	public CompletableFuture<Boolean> apply(RateLimitExchange exchange, List<RateLimitRule> matched) {
-		if (matched.isEmpty()) {
+		if (matched.isEmpty() || exchange.getAttribute(ALLOWED) != null) {
 			return GO_ON;
 		}
 		return withConditions(exchange, matched).thenCompose((applicable) -> decide(exchange, applicable));

@@ -79,6 +79,20 @@ class RateLimitedBeanMethodStartupTests {
 	}
 
 	@Test
+	void aPrivateMethodWhichNoProxyReachesStopsTheApplication() {
+		assertThatThrownBy(() -> start(PrivateMethod.class)).satisfies((ex) -> assertThat(messages(ex))
+			.contains("PrivateMethod.send")
+			.contains("a private method is called past the proxy"));
+	}
+
+	@Test
+	void aReturnTypeTheLimitCannotStandInForStopsTheApplication() {
+		assertThatThrownBy(() -> start(FutureOfItsOwn.class)).satisfies((ex) -> assertThat(messages(ex))
+			.contains("FutureOfItsOwn.send")
+			.contains("return type 'java.util.concurrent.Future' is invalid"));
+	}
+
+	@Test
 	void anApplicationOfGoodMethodsStarts() {
 		try (ConfigurableApplicationContext context = start(Good.class)) {
 			assertThat(context.getBean(Good.class).send("x")).isEqualTo("sent x");
@@ -201,6 +215,28 @@ class RateLimitedBeanMethodStartupTests {
 
 		String later(String userId, Long other) {
 			return userId;
+		}
+
+	}
+
+	static class PrivateMethod {
+
+		public String call() {
+			return send("x");
+		}
+
+		@RateLimited(limit = 1, window = "1m")
+		private String send(String text) {
+			return text;
+		}
+
+	}
+
+	static class FutureOfItsOwn {
+
+		@RateLimited(limit = 1, window = "1m")
+		public java.util.concurrent.Future<String> send(String text) {
+			return java.util.concurrent.CompletableFuture.completedFuture(text);
 		}
 
 	}

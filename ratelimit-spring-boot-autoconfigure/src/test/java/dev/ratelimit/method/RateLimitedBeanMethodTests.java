@@ -58,7 +58,10 @@ class RateLimitedBeanMethodTests {
 	static void start() {
 		context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
 			.properties(Map.of("spring.data.redis.url", RedisTestServer.shared().url(), "ratelimit.key-prefix",
-					"methods-" + UUID.randomUUID().toString().substring(0, 8), "ratelimit.timeout", "5s"))
+					"methods-" + UUID.randomUUID().toString().substring(0, 8), "ratelimit.timeout", "5s",
+					// a worker that shares the web application's configuration: its request rules apply to nothing
+					"ratelimit.rules.api.paths", "/api/**", "ratelimit.rules.api.key", "bean:webOnlyResolver",
+					"ratelimit.rules.api.limit", "10", "ratelimit.rules.api.window", "1m"))
 			.run();
 		clock = context.getBean(MutableClock.class);
 	}
@@ -166,6 +169,8 @@ class RateLimitedBeanMethodTests {
 		assertThatExceptionOfType(CompletionException.class).isThrownBy(refused::join)
 			.withCauseInstanceOf(RateLimitExceededException.class);
 		assertThat(lookups.calls() - before).isEqualTo(2);
+		// never on Redis's I/O thread, which every other decision waits on
+		assertThat(lookups.threads()).isNotEmpty().noneSatisfy((thread) -> assertThat(thread).containsIgnoringCase("lettuce"));
 	}
 
 	@Test
@@ -179,6 +184,7 @@ class RateLimitedBeanMethodTests {
 		assertThat(lookup.block()).isEqualTo("found m-1");
 		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(lookup::block);
 		assertThat(lookups.calls() - before).isEqualTo(2);
+		assertThat(lookups.threads()).noneSatisfy((thread) -> assertThat(thread).containsIgnoringCase("lettuce"));
 		// a Flux: its fallback's publisher answers the refusal
 		assertThat(lookups.stream("s-1").collectList().block()).containsExactly(1, 2, 3);
 		assertThat(lookups.stream("s-1").collectList().block()).isEmpty();
@@ -192,8 +198,9 @@ class RateLimitedBeanMethodTests {
 		reports.daily();
 		RateLimitExceededException refused = catchRefusal(reports::weekly);
 		assertThat(refused.getRule()).isEqualTo("reports");
-		// equals, hashCode and toString are not charged
-		assertThat(reports.toString()).isNotBlank();
+		// equals, hashCode and toString are not charged, overridden or not
+		assertThat(reports.toString()).isEqualTo("reports");
+		assertThat(reports.hashCode()).isEqualTo(reports.hashCode());
 	}
 
 	@Test
@@ -255,6 +262,8 @@ class RateLimitedBeanMethodTests {
 		assertThat(rules.find("tokens")).isNotNull();
 		assertThat(rules.find("reports")).isNotNull();
 		assertThat(rules.find("exports").period()).isNotNull();
+		// the request rules of properties are left out of an application that serves no requests
+		assertThat(rules.find("api")).isNull();
 	}
 
 	private static RateLimitExceededException catchRefusal(Runnable call) {
@@ -353,9 +362,16 @@ class RateLimitedBeanMethodTests {
 			return this.calls.get();
 		}
 
+		private final List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		public List<String> threads() {
+			return this.threads;
+		}
+
 		@RateLimited(name = "future", limit = 2, window = "1m", key = "#id")
 		public CompletableFuture<String> fetch(String id) {
 			this.calls.incrementAndGet();
+			this.threads.add(Thread.currentThread().getName());
 			return CompletableFuture.completedFuture("found " + id);
 		}
 
@@ -363,6 +379,7 @@ class RateLimitedBeanMethodTests {
 		public Mono<String> lookup(String id) {
 			return Mono.fromSupplier(() -> {
 				this.calls.incrementAndGet();
+				this.threads.add(Thread.currentThread().getName());
 				return "found " + id;
 			});
 		}
@@ -387,6 +404,11 @@ class RateLimitedBeanMethodTests {
 
 		public String weekly() {
 			return "weekly";
+		}
+
+		@Override
+		public String toString() {
+			return "reports";
 		}
 
 	}

@@ -29,7 +29,8 @@ class RateLimitedServiceOnEveryStackTests {
 
 	private static final StackApps apps = new StackApps(Map.of("ratelimit.rules.quotes-api.paths", "/quotes/**",
 			"ratelimit.rules.quotes-api.limit", "100", "ratelimit.rules.quotes-api.window", "1m",
-			"management.endpoints.web.exposure.include", "ratelimit"), QuoteEndpoints.class);
+			"management.endpoints.web.exposure.include", "ratelimit", "ratelimit.allow.addresses", "127.0.0.2"),
+			QuoteEndpoints.class);
 
 	@AfterAll
 	static void stop() {
@@ -71,6 +72,17 @@ class RateLimitedServiceOnEveryStackTests {
 			.contains("\"quote-by-key\";r=0;"));
 		assertThat(app.get("/quotes/by-key", "X-Api-Key", stack + "-beta").status()).isEqualTo(200);
 		assertThat(app.redisKeys()).anySatisfy((key) -> assertThat(key).contains("quote-by-key:header:" + alpha));
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void aClientOnTheAllowListSkipsTheServicesLimitsToo(WebStack stack) {
+		StackApp app = apps.on(stack);
+		String key = stack + "-allowed";
+		for (int i = 0; i < 4; i++) {
+			assertThat(app.getFrom("127.0.0.2", "/quotes/by-key", "X-Api-Key", key).status()).isEqualTo(200);
+		}
+		assertThat(app.redisKeys()).noneSatisfy((redisKey) -> assertThat(redisKey).contains(key));
 	}
 
 	@ParameterizedTest

@@ -38,15 +38,19 @@ final class Fallbacks {
 		List<Method> named = new ArrayList<>();
 		ReflectionUtils.doWithMethods(targetClass, named::add, (candidate) -> candidate.getName().equals(name)
 				&& !candidate.isBridge() && !Modifier.isStatic(candidate.getModifiers()));
-		for (Method candidate : named) {
-			Class<?>[] types = candidate.getParameterTypes();
-			boolean same = Arrays.equals(types, parameters);
-			boolean withException = types.length == parameters.length + 1
-					&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
-					&& types[parameters.length].isAssignableFrom(RateLimitExceededException.class);
-			if ((same || withException) && returnsWhatTheMethodReturns(candidate, method)) {
-				ReflectionUtils.makeAccessible(candidate);
-				return new Fallback(candidate, withException);
+		// the one that takes the refusal first, whatever order reflection lists them in
+		for (boolean withException : new boolean[] { true, false }) {
+			for (Method candidate : named) {
+				Class<?>[] types = candidate.getParameterTypes();
+				boolean fits = withException
+						? types.length == parameters.length + 1
+								&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
+								&& types[parameters.length].isAssignableFrom(RateLimitExceededException.class)
+						: Arrays.equals(types, parameters);
+				if (fits && returnsWhatTheMethodReturns(candidate, method)) {
+					ReflectionUtils.makeAccessible(candidate);
+					return new Fallback(candidate, withException);
+				}
 			}
 		}
 		String expected = name + "(" + String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList())

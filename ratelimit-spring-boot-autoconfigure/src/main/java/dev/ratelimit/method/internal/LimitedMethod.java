@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +37,9 @@ final class LimitedMethod {
 
 	private final String description;
 
+	/** The bean class's method, whose parameter names the expressions read (not an interface's). */
+	private final @Nullable Method method;
+
 	private final List<RateLimitRule> rules;
 
 	private final Map<String, Expression> keys = new HashMap<>();
@@ -46,7 +51,9 @@ final class LimitedMethod {
 	private final Returns returns;
 
 	private LimitedMethod() {
+		// the fields of a method without limits are never read
 		this.description = "";
+		this.method = null;
 		this.rules = List.of();
 		this.fallback = null;
 		this.returns = Returns.VALUE;
@@ -58,9 +65,11 @@ final class LimitedMethod {
 	 */
 	LimitedMethod(Method method, Class<?> targetClass, MethodLimits limits) {
 		this.description = targetClass.getSimpleName() + "." + method.getName();
+		this.method = method;
 		this.rules = limits.rules();
 		String at = " (@RateLimited on " + targetClass.getName() + "." + method.getName() + ")";
 		try {
+			this.returns = returns(method.getReturnType(), this.rules.get(0).name());
 			for (RateLimitRule rule : this.rules) {
 				if (rule.key() instanceof RuleKey.Expression expression) {
 					this.keys.put(rule.name(), MethodExpressions.parse(rule.name(), "key", expression.expression(), method));
@@ -77,11 +86,14 @@ final class LimitedMethod {
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidRateLimitRuleException(ex.getRule() + at, ex.getAttribute(), ex.getValue(), ex.getReason());
 		}
-		this.returns = returns(method.getReturnType());
 	}
 
-	private static Returns returns(Class<?> type) {
-		if (CompletionStage.class.isAssignableFrom(type)) {
+	/**
+	 * Tells how a method returns; a future or publisher type the interceptor cannot stand in for stops the
+	 * application rather than being decided as a plain value (blocking) or failing at the first call.
+	 */
+	private static Returns returns(Class<?> type, String rule) {
+		if (type == CompletableFuture.class || type == CompletionStage.class) {
 			return Returns.FUTURE;
 		}
 		if (REACTOR && ReactiveCalls.isMono(type)) {
@@ -90,7 +102,20 @@ final class LimitedMethod {
 		if (REACTOR && ReactiveCalls.isFlux(type)) {
 			return Returns.FLUX;
 		}
+		if (CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)
+				|| (REACTOR && ReactiveCalls.isPublisher(type))) {
+			throw new InvalidRateLimitRuleException(rule, "return type", type.getName(), "a limited method returns a "
+					+ "value, CompletableFuture, CompletionStage, Mono or Flux, so that its refusal reaches the caller "
+					+ "where it looks for it; change the method, or limit the method it calls");
+		}
 		return Returns.VALUE;
+	}
+
+	/**
+	 * Returns the method whose parameters the expressions read.
+	 */
+	Method method() {
+		return java.util.Objects.requireNonNull(this.method);
 	}
 
 	boolean isLimited() {

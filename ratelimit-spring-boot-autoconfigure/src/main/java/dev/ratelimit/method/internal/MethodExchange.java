@@ -122,7 +122,9 @@ final class MethodExchange implements RateLimitExchange {
 
 	@Override
 	public @Nullable Object getAttribute(String name) {
-		return (this.attributes != null) ? this.attributes.get(name) : null;
+		Object own = (this.attributes != null) ? this.attributes.get(name) : null;
+		// what the request's own rules marked (a client address on the allow list) holds for its calls too
+		return (own != null || this.request == null) ? own : this.request.getAttribute(name);
 	}
 
 	@Override
@@ -141,6 +143,22 @@ final class MethodExchange implements RateLimitExchange {
 	@Override
 	public CompletableFuture<Void> blocking(Runnable task) {
 		return this.mayBlock ? RateLimitExchange.super.blocking(task) : CompletableFuture.runAsync(task, this.executor);
+	}
+
+	/**
+	 * Brings a decision Redis answered back where the call goes on: the request's event loop when the call is made
+	 * in a WebFlux request, else the application's task executor; never Redis's I/O thread, which every other
+	 * decision waits on.
+	 */
+	@Override
+	public <T> CompletableFuture<T> resume(CompletableFuture<T> decision) {
+		if (this.mayBlock || decision.isDone()) {
+			return decision;
+		}
+		if (this.request != null && !this.request.mayBlock()) {
+			return this.request.resume(decision);
+		}
+		return decision.thenApplyAsync((value) -> value, this.executor);
 	}
 
 	@Override

@@ -141,7 +141,8 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			this.limited = limited;
 			this.invocation = invocation;
 			this.target = target;
-			this.context = SingletonSupplier.of(() -> MethodExpressions.context(invocation.getMethod(),
+			// the bean class's method: its parameter names are those the expressions were checked against
+			this.context = SingletonSupplier.of(() -> MethodExpressions.context(limited.method(),
 					invocation.getArguments(), target, MethodRateLimitInterceptor.this.beanFactory));
 		}
 
@@ -158,8 +159,12 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			return allowed ? this.invocation.proceed() : refused(exchange);
 		}
 
-		/** Decides the call without blocking; the returned stage completes with the method's own. */
-		Object future() {
+		/**
+		 * Decides the call without blocking; the returned stage completes with the method's own. A decision Redis
+		 * answers later goes on where {@link MethodExchange#resume} puts it: the request's event loop on WebFlux, else
+		 * the application's task executor, never Redis's I/O thread.
+		 */
+		@Nullable Object future() throws Throwable {
 			MethodExchange exchange;
 			CompletableFuture<Boolean> decided;
 			try {
@@ -169,12 +174,11 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
 			}
-			if (decided.isDone()) {
-				return afterDecision(exchange, decided.join());
+			if (decided.isDone() && !decided.isCompletedExceptionally()) {
+				// decided at once (a refusal remembered, say): as a direct call of the method would go
+				return decided.join() ? this.invocation.proceed() : afterDecision(exchange, false);
 			}
-			// decided on Redis's I/O thread: the method goes on elsewhere
-			return decided.thenComposeAsync((allowed) -> afterDecision(exchange, allowed),
-					MethodRateLimitInterceptor.this.executor.get());
+			return decided.thenCompose((allowed) -> afterDecision(exchange, allowed));
 		}
 
 		private CompletionStage<?> afterDecision(MethodExchange exchange, boolean allowed) {

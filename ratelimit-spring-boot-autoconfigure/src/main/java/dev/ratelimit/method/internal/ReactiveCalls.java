@@ -26,6 +26,10 @@ final class ReactiveCalls {
 		return Flux.class.isAssignableFrom(type);
 	}
 
+	static boolean isPublisher(Class<?> type) {
+		return Publisher.class.isAssignableFrom(type);
+	}
+
 	static Mono<Object> mono(MethodRateLimitInterceptor.Call call) {
 		return Mono.deferContextual((context) -> {
 			MethodExchange exchange = exchange(call, context);

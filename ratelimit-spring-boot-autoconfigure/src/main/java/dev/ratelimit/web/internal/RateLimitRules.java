@@ -175,7 +175,8 @@ public final class RateLimitRules {
 		return this.methodLimits.computeIfAbsent(new HandlerKey(method, beanType), (key) -> {
 			MethodLimits built = this.factory.forBeanMethod(key.method(), key.beanType());
 			built.rules().forEach(this::register);
-			if (built.rules().stream().anyMatch((rule) -> !(rule.key() instanceof RuleKey.Expression))) {
+			if (built.rules().stream().anyMatch((rule) -> !(rule.key() instanceof RuleKey.Expression)
+					|| rule.plan() instanceof dev.ratelimit.web.PlanSource.Header)) {
 				this.methodRulesReadRequests = true;
 			}
 			return built.rules().isEmpty() ? MethodLimits.NONE : built;
@@ -217,8 +218,8 @@ public final class RateLimitRules {
 	}
 
 	/**
-	 * Returns whether a {@link dev.ratelimit.RateLimited} bean method has a rule whose key the web request it is
-	 * called in gives ({@code ip}, a header, a parameter, the principal, a key-resolver bean), so that a stack that
+	 * Returns whether a {@link dev.ratelimit.RateLimited} bean method has a rule whose key or plan the web request it
+	 * is called in gives ({@code ip}, a header, a parameter, the principal, a key-resolver bean), so that a stack that
 	 * must make the request reachable from such a call need not do it for every request otherwise.
 	 * @return {@code true} once such a method's rules were built
 	 */
