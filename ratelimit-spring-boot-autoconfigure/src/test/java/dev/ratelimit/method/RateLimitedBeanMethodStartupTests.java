@@ -10,9 +10,9 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.KeyResolvers;
 import dev.ratelimit.web.MethodLimits;
 import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.TestRules;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -32,20 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class RateLimitedBeanMethodStartupTests {
 
-	private static final RateLimitRuleFactory factory = new RateLimitRuleFactory(Algorithm.FIXED_WINDOW,
-			new KeyResolvers() {
-
-				@Override
-				public boolean exists(String name) {
-					return false;
-				}
-
-				@Override
-				public String type() {
-					return "a key resolver";
-				}
-
-			}, false, "plans"::equals);
+	private static final RateLimitRuleFactory factory = TestRules.factory(Algorithm.FIXED_WINDOW, "plans"::equals);
 
 	@Test
 	void aKeyThatReadsNoParameterStopsTheApplication() {

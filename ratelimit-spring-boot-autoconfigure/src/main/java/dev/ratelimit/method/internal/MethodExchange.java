@@ -17,7 +17,6 @@ import dev.ratelimit.web.RuleKey;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
-import org.springframework.web.method.HandlerMethod;
 
 /**
  * One call of a {@link dev.ratelimit.RateLimited} bean method as the {@link dev.ratelimit.web.RateLimitFlow} reads
@@ -107,16 +106,6 @@ final class MethodExchange implements RateLimitExchange {
 		if (this.request != null) {
 			return this.request.keyValue(rule);
 		}
-		return CompletableFuture.completedFuture(null);
-	}
-
-	@Override
-	public CompletionStage<@Nullable Boolean> condition(RateLimitRule rule) {
-		return CompletableFuture.completedFuture(true);
-	}
-
-	@Override
-	public CompletableFuture<@Nullable HandlerMethod> handler(boolean worthLookingUp) {
 		return CompletableFuture.completedFuture(null);
 	}
 
