@@ -8,9 +8,14 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Limits a web handler method, or every handler method of a class, the same way a
- * {@code ratelimit.rules.<name>} rule does. Repeatable: every annotation applies, and a request passes
- * only if all allow it. A class-level limit is one budget shared by all the class's handlers.
+ * Limits a method, or every method of a class, the same way a {@code ratelimit.rules.<name>} rule does: a web
+ * handler (applied by the web stack before the handler runs) or a method of any other Spring bean (applied
+ * around the call, in web and non-web applications alike). Repeatable: every annotation applies, and a call
+ * passes only if all allow it. A class-level limit is one budget shared by all the class's methods.
+ * <p>
+ * A bean method that a limit refuses throws {@link RateLimitExceededException}, unless {@link #fallbackMethod()}
+ * names a method to call instead. Methods returning {@code CompletableFuture}, {@code CompletionStage},
+ * {@code Mono} or {@code Flux} are decided without blocking; the refusal is then their error signal.
  *
  * @since 0.1.0
  */
@@ -55,16 +60,95 @@ public @interface RateLimited {
 
 	/**
 	 * Whose budget is charged: {@code ip}, {@code header:<Name>}, {@code param:<name>},
-	 * {@code principal} or {@code bean:<name>}.
+	 * {@code principal} or {@code bean:<name>}; on a bean method also a SpEL expression over the method's
+	 * arguments when it starts with {@code #} ({@code #userId}, {@code #order.customerId}, {@code #p0}). A bean
+	 * method called outside a web request has no client address: {@code ip} then charges one budget that every
+	 * such call shares.
 	 * @return the key
 	 */
 	String key() default "ip";
 
 	/**
-	 * Permits one request takes, from 1 to the limit.
+	 * Permits one call takes, from 1 to the limit: a number, or on a bean method a SpEL expression over its
+	 * arguments when it starts with {@code #} ({@code #request.tokens}); a call whose cost is 0 is not charged.
 	 * @return the cost
 	 */
-	long cost() default 1;
+	String cost() default "1";
+
+	/**
+	 * What a call that lacks its key does, as in properties: {@code client-address} (charge the client
+	 * address), {@code reject} or {@code skip} (the rule does not apply); empty for {@code client-address}.
+	 * @return the missing-key policy, or empty
+	 */
+	String missingKey() default "";
+
+	/**
+	 * Key values exempt from the limit (such as internal API keys): their calls skip it.
+	 * @return the exempt values
+	 */
+	String[] allowKeys() default {};
+
+	/**
+	 * Whether the limit only observes (decided, counted, never refuses): {@code "true"} or {@code "false"};
+	 * empty for {@code ratelimit.shadow}.
+	 * @return whether the limit only observes, or empty
+	 */
+	String shadow() default "";
+
+	/**
+	 * How long a key the limit refuses stays refused, such as {@code "10m"}; empty for no block.
+	 * @return the block, or empty
+	 */
+	String blockFor() default "";
+
+	/**
+	 * How much longer each block that follows within {@link #blockFor()} of the previous one lasts; 0 for 1
+	 * (every block as long).
+	 * @return the multiplier, or 0
+	 */
+	double blockMultiplier() default 0;
+
+	/**
+	 * The longest block, such as {@code "24h"}; empty for {@link #blockFor()} (or the longest window when
+	 * blocks grow).
+	 * @return the longest block, or empty
+	 */
+	String blockMax() default "";
+
+	/**
+	 * Makes the limit a calendar quota that resets at local midnight ({@code day}), on Monday ({@code week}) or
+	 * on the first of the month ({@code month}); then give {@link #limit()} and no window. Empty for rolling
+	 * windows.
+	 * @return the period, or empty
+	 */
+	String period() default "";
+
+	/**
+	 * The time zone of a calendar quota's boundaries, such as {@code "Europe/Madrid"}; empty for UTC.
+	 * @return the zone id, or empty
+	 */
+	String zone() default "";
+
+	/**
+	 * How a call's plan is found: {@code bean:<name>} (a {@link RateLimitPlanResolver} bean) or
+	 * {@code header:<Name>} (believed only from trusted proxies); empty without plans.
+	 * @return the plan source, or empty
+	 */
+	String plan() default "";
+
+	/**
+	 * The limits of each plan; a key whose plan has none here has the annotation's own limits.
+	 * @return the plans
+	 */
+	Plan[] plans() default {};
+
+	/**
+	 * On a bean method, the name of a method of the same bean to call instead when a limit refuses the call: it
+	 * takes the same parameters, optionally followed by the {@link RateLimitExceededException} (or a supertype),
+	 * and returns what the limited method returns. Empty to throw the exception.
+	 * @return the fallback method's name, or empty
+	 */
+	String fallbackMethod() default "";
 
 	/**
 	 * The rule's name in headers and Redis keys; empty for the class's simple name (class level) or
@@ -98,6 +182,46 @@ public @interface RateLimited {
 		 * @return the burst
 		 */
 		long burst() default 0;
+
+	}
+
+	/**
+	 * The limits of one plan of a rule with plans.
+	 */
+	@Target({})
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface Plan {
+
+		/**
+		 * The plan's name, as the plan resolver or header gives it.
+		 * @return the name
+		 */
+		String name();
+
+		/**
+		 * Permits per window, at least 1; 0 when the limits are given by {@link #limits()}.
+		 * @return the limit
+		 */
+		long limit() default 0;
+
+		/**
+		 * The window length, such as {@code "1m"}; empty only in a calendar quota, whose window is its period.
+		 * @return the window, or empty
+		 */
+		String window() default "";
+
+		/**
+		 * For the token bucket and GCRA, how many permits may be taken at once; 0 for the limit.
+		 * @return the burst
+		 */
+		long burst() default 0;
+
+		/**
+		 * Several limits for the plan, charged all or nothing, instead of {@link #limit()} and {@link #window()}.
+		 * @return the limits
+		 */
+		Limit[] limits() default {};
 
 	}
 

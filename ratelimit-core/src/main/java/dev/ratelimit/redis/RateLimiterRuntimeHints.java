@@ -24,7 +24,7 @@ public final class RateLimiterRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
 		for (Class<?> annotation : new Class<?>[] { RateLimited.class, RateLimited.List.class,
-				RateLimited.Limit.class }) {
+				RateLimited.Limit.class, RateLimited.Plan.class }) {
 			hints.reflection().registerType(annotation, MemberCategory.INVOKE_DECLARED_METHODS);
 		}
 	}

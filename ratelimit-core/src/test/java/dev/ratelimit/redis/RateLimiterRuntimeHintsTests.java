@@ -61,7 +61,7 @@ class RateLimiterRuntimeHintsTests {
 	@Test
 	void letsTheAnnotationsBeReadReflectively() {
 		new RateLimiterRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
-		for (Class<?> annotation : List.of(RateLimited.class, RateLimited.List.class, RateLimited.Limit.class)) {
+		for (Class<?> annotation : List.of(RateLimited.class, RateLimited.List.class, RateLimited.Limit.class, RateLimited.Plan.class)) {
 			assertThat(RuntimeHintsPredicates.reflection()
 				.onType(annotation)
 				.withMemberCategory(MemberCategory.INVOKE_DECLARED_METHODS)).as(annotation.getName()).accepts(this.hints);

@@ -15,7 +15,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -55,10 +54,10 @@ public final class RateLimitMetricsAutoConfiguration {
 	}
 
 	/**
-	 * The rules' decisions, in servlet and reactive web applications.
+	 * The rules' decisions: web requests' and, in any application, those of {@code @RateLimited} bean methods.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication
+	@ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
 	static class DecisionMetricsConfiguration {
 
 		@Bean

@@ -5,9 +5,11 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
@@ -24,6 +26,7 @@ import dev.ratelimit.web.internal.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitObserver;
 import dev.ratelimit.web.internal.RateLimitPlans;
 import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
@@ -41,6 +44,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -49,15 +53,16 @@ import org.springframework.util.Assert;
 import org.springframework.web.context.WebApplicationContext;
 
 /**
- * Registers what every web stack shares: the {@link RateLimitRules} of {@code ratelimit.rules.*} and of
- * {@link dev.ratelimit.RateLimited} handlers with the limiter of each algorithm, the
- * {@link RateLimitEnforcer} that decides requests and applies the failure mode, the rate-limit headers,
- * the client-address resolver and the {@link RateLimitRejectionHandler}.
+ * Registers what every entry point shares (the web stacks and, in any application, {@link dev.ratelimit.RateLimited}
+ * bean methods): the {@link RateLimitRules} of {@code ratelimit.rules.*}, of {@link dev.ratelimit.RateLimited}
+ * handlers and bean methods with the limiter of each algorithm, the {@link RateLimitEnforcer} that decides requests
+ * and applies the failure mode, the {@link RateLimitFlow}, the rate-limit headers, the client-address resolver and
+ * the {@link RateLimitRejectionHandler}. The rule model needs spring-web, which the starter brings.
  *
  * @since 0.1.0
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class })
-@ConditionalOnWebApplication
+@ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitWebAutoConfiguration {
@@ -93,8 +98,9 @@ public final class RateLimitWebAutoConfiguration {
 			ApplicationContext context) {
 		RateLimitRuleFactory factory = ruleFactory(properties, beanFactory, context);
 		try {
-			return new RateLimitRules(PropertyRules.of(properties, factory, planResolvers(beanFactory)::exists,
-					conditions(beanFactory, context)), factory,
+			return new RateLimitRules(servesWebRequests(context) ? PropertyRules.of(properties, factory,
+					planResolvers(beanFactory)::exists, conditions(beanFactory, context)) : pathRulesLeftOut(properties),
+					factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
 		catch (InvalidRateLimitRuleException ex) {
@@ -135,6 +141,7 @@ public final class RateLimitWebAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@ConditionalOnWebApplication
 	RateLimitRulesReload rateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
 			ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
 		return new RateLimitRulesReload(rules, plans, environment,
@@ -143,23 +150,73 @@ public final class RateLimitWebAutoConfiguration {
 	}
 
 	/**
-	 * Builds the rules of a web application: its key resolvers read servlet requests, or in a reactive
-	 * application exchanges.
+	 * Builds the rules of an application: in a servlet application its key resolvers read servlet requests, in a
+	 * reactive one exchanges; an application that serves no web requests has none.
 	 */
 	static RateLimitRuleFactory ruleFactory(RateLimitProperties properties, ConfigurableListableBeanFactory beanFactory,
 			ApplicationContext context) {
-		Class<?> keyResolverType = (context instanceof WebApplicationContext) ? RateLimitKeyResolver.class
-				: ReactiveRateLimitKeyResolver.class;
-		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(), new BeanKeyResolvers(beanFactory, keyResolverType),
-				properties.isShadow());
+		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
+				stackBeans(beanFactory, context, "RateLimitKeyResolver"), properties.isShadow(),
+				planResolvers(beanFactory)::exists);
+	}
+
+	private static boolean servesWebRequests(ApplicationContext context) {
+		return context instanceof WebApplicationContext || context instanceof ReactiveWebApplicationContext;
+	}
+
+	/**
+	 * The rules of {@code ratelimit.rules.*} apply to web requests: an application that serves none (a worker that
+	 * shares the web application's configuration) leaves them out, and says so, rather than failing on their key
+	 * resolvers or conditions.
+	 */
+	private static List<RateLimitRule> pathRulesLeftOut(RateLimitProperties properties) {
+		if (!properties.getRules().isEmpty()) {
+			LogFactory.getLog(RateLimitWebAutoConfiguration.class).info("This application serves no web requests: the "
+					+ properties.getRules().size() + " rules of ratelimit.rules.* (" + String.join(", ",
+							properties.getRules().keySet()) + ") apply to none; @RateLimited bean methods are limited");
+		}
+		return List.of();
 	}
 
 	/**
 	 * The condition beans of the application's web stack.
 	 */
-	private static BeanKeyResolvers conditions(ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
-		return new BeanKeyResolvers(beanFactory, (context instanceof WebApplicationContext) ? RateLimitCondition.class
-				: ReactiveRateLimitCondition.class);
+	private static KeyResolvers conditions(ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
+		return stackBeans(beanFactory, context, "RateLimitCondition");
+	}
+
+	/**
+	 * The beans of the application's web stack's type of a name ({@code RateLimitKeyResolver} or
+	 * {@code RateLimitCondition}), or none outside a web application.
+	 */
+	private static KeyResolvers stackBeans(ConfigurableListableBeanFactory beanFactory, ApplicationContext context,
+			String type) {
+		if (context instanceof WebApplicationContext) {
+			return new BeanKeyResolvers(beanFactory,
+					type.equals("RateLimitCondition") ? RateLimitCondition.class : RateLimitKeyResolver.class);
+		}
+		if (context instanceof ReactiveWebApplicationContext) {
+			return new BeanKeyResolvers(beanFactory, type.equals("RateLimitCondition") ? ReactiveRateLimitCondition.class
+					: ReactiveRateLimitKeyResolver.class);
+		}
+		return new NoWebStack(type);
+	}
+
+	/**
+	 * The key resolvers and conditions of an application that serves no web requests: there are none.
+	 */
+	record NoWebStack(String type) implements KeyResolvers {
+
+		@Override
+		public boolean exists(String name) {
+			return false;
+		}
+
+		@Override
+		public String type() {
+			return "a web stack's " + this.type + " (this application serves no web requests)";
+		}
+
 	}
 
 	private static BeanKeyResolvers planResolvers(ConfigurableListableBeanFactory beanFactory) {
@@ -171,6 +228,7 @@ public final class RateLimitWebAutoConfiguration {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+	@ConditionalOnWebApplication
 	static class EnvironmentChangeConfiguration {
 
 		@Bean

@@ -2,6 +2,8 @@ package dev.ratelimit.autoconfigure;
 
 import java.util.List;
 
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
@@ -22,9 +24,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.annotation.Order;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.publisher.Mono;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 
 /**
  * Applies the shared {@link RateLimitRules} in reactive (WebFlux) applications: a
@@ -64,6 +72,59 @@ public final class RateLimitWebFluxAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitHandlerWebFilter rateLimitHandlerWebFilter(ReactiveRateLimitSupport support) {
 		return new RateLimitHandlerWebFilter(support);
+	}
+
+	/**
+	 * Answers a {@link RateLimitExceededException} a handler fails with (a limited bean method it called was
+	 * refused) as a refused request, before Spring Boot's error handler would answer it with 500; the application's
+	 * own {@code @ExceptionHandler}s see it first.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitExceededWebExceptionHandler")
+	@Order(-2)
+	WebExceptionHandler rateLimitExceededWebExceptionHandler(ReactiveRateLimitSupport support) {
+		return (exchange, ex) -> (ex instanceof RateLimitExceededException refused
+				&& !exchange.getResponse().isCommitted()) ? support.refuse(exchange, refused) : Mono.error(ex);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReactiveRateLimitCurrentRequest rateLimitReactiveCurrentRequest(ReactiveRateLimitSupport support) {
+		return support::currentRequest;
+	}
+
+	/**
+	 * Puts each exchange in the Reactor context of its chain, as Spring's {@link ServerWebExchangeContextFilter}
+	 * does, where the {@link dev.ratelimit.RateLimited} bean methods returning a publisher that a handler calls read
+	 * their request's keys; only once such a method has a key the request gives, so that other applications pay
+	 * nothing for it.
+	 */
+	@Bean
+	@ConditionalOnMissingBean({ ServerWebExchangeContextFilter.class, RateLimitExchangeContextFilter.class })
+	RateLimitExchangeContextFilter rateLimitExchangeContextFilter(RateLimitRules rules) {
+		return new RateLimitExchangeContextFilter(rules);
+	}
+
+	/**
+	 * Puts the exchange in the Reactor context of its chain once a limited bean method reads requests.
+	 */
+	static final class RateLimitExchangeContextFilter implements WebFilter {
+
+		private final RateLimitRules rules;
+
+		RateLimitExchangeContextFilter(RateLimitRules rules) {
+			this.rules = rules;
+		}
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			if (!this.rules.methodRulesReadRequests()) {
+				return chain.filter(exchange);
+			}
+			return chain.filter(exchange)
+				.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
+		}
+
 	}
 
 	@Bean

@@ -5,6 +5,7 @@ import java.util.List;
 
 import jakarta.servlet.DispatcherType;
 
+import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
@@ -79,8 +80,14 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRules rules,
-			ListableBeanFactory beanFactory) {
-		return new RateLimitWebMvcConfigurer(interceptor, rules, beanFactory);
+			ListableBeanFactory beanFactory, ServletRateLimitSupport support) {
+		return new RateLimitWebMvcConfigurer(interceptor, rules, beanFactory, support);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitCurrentRequest rateLimitCurrentRequest(ServletRateLimitSupport support) {
+		return support::currentRequest;
 	}
 
 	private static List<HttpMessageConverter<?>> converters(ObjectProvider<RequestMappingHandlerAdapter> adapters) {

@@ -1,19 +1,31 @@
 package dev.ratelimit.autoconfigure;
 
+import java.io.IOException;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.Ordered;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
- * Adds the {@link RateLimitInterceptor} to Spring MVC ahead of other interceptors, and checks every
- * handler's {@link dev.ratelimit.RateLimited} annotations once the application has started, so that a
- * bad one stops it.
+ * Adds the {@link RateLimitInterceptor} to Spring MVC ahead of other interceptors, answers a
+ * {@link RateLimitExceededException} a handler throws as a refused request (after the application's own
+ * {@code @ExceptionHandler}s, which may answer it otherwise), and checks every handler's
+ * {@link dev.ratelimit.RateLimited} annotations once the application has started, so that a bad one stops it.
  */
 final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitializingSingleton {
 
@@ -23,15 +35,39 @@ final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitiali
 
 	private final ListableBeanFactory beanFactory;
 
-	RateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRules rules, ListableBeanFactory beanFactory) {
+	private final ServletRateLimitSupport support;
+
+	RateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRules rules, ListableBeanFactory beanFactory,
+			ServletRateLimitSupport support) {
 		this.interceptor = interceptor;
 		this.rules = rules;
 		this.beanFactory = beanFactory;
+		this.support = support;
 	}
 
 	@Override
 	public void addInterceptors(InterceptorRegistry registry) {
 		registry.addInterceptor(this.interceptor).order(Ordered.HIGHEST_PRECEDENCE);
+	}
+
+	@Override
+	public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
+		resolvers.add(this::refused);
+	}
+
+	private @Nullable ModelAndView refused(HttpServletRequest request, HttpServletResponse response,
+			@Nullable Object handler, Exception ex) {
+		if (!(ex instanceof RateLimitExceededException refused) || response.isCommitted()) {
+			return null;
+		}
+		try {
+			this.support.refuse(request, response, refused);
+		}
+		catch (IOException failure) {
+			ex.addSuppressed(failure);
+			return null;
+		}
+		return new ModelAndView();
 	}
 
 	@Override

@@ -76,19 +76,26 @@ public interface RateLimitExchange {
 	CompletionStage<@Nullable String> keyValue(RateLimitRule rule);
 
 	/**
-	 * Asks a rule's condition bean whether the rule applies to the request.
+	 * Asks a rule's condition bean whether the rule applies to the request. An entry point whose rules come with
+	 * the call ({@link RateLimitFlow#apply}: a gateway route's, a bean method's) has no condition beans: by default
+	 * every rule applies.
 	 * @param rule a rule that names a condition
 	 * @return whether it applies ({@code null} counts as {@code true})
 	 */
-	CompletionStage<@Nullable Boolean> condition(RateLimitRule rule);
+	default CompletionStage<@Nullable Boolean> condition(RateLimitRule rule) {
+		return CompletableFuture.completedFuture(true);
+	}
 
 	/**
-	 * Returns the handler the request is about to reach, for the rules of annotated handlers.
+	 * Returns the handler the request is about to reach, for the rules of annotated handlers. An entry point whose
+	 * rules come with the call has none: by default {@code null}.
 	 * @param worthLookingUp {@code false} when no handler has rules of its own, so that a stack that must
 	 * look the handler up need not
 	 * @return the handler method, or {@code null} when the handler is not one
 	 */
-	CompletableFuture<@Nullable HandlerMethod> handler(boolean worthLookingUp);
+	default CompletableFuture<@Nullable HandlerMethod> handler(boolean worthLookingUp) {
+		return CompletableFuture.completedFuture(null);
+	}
 
 	/**
 	 * Returns an attribute of the request, kept across the stages of the flow (before and after

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.StatusCharge;
 import dev.ratelimit.web.internal.ClientAddressResolver;
@@ -121,13 +122,13 @@ public final class RateLimitFlow {
 
 	/**
 	 * Applies given rules to a request: their conditions, their keys, the decision, the headers, the answer to
-	 * a refusal.
+	 * a refusal. A request whose client address is allowed skips them.
 	 * @param exchange the request
 	 * @param matched the rules that match it, in order
 	 * @return whether the request may go on; when not, its response is written
 	 */
 	public CompletableFuture<Boolean> apply(RateLimitExchange exchange, List<RateLimitRule> matched) {
-		if (matched.isEmpty()) {
+		if (matched.isEmpty() || exchange.getAttribute(ALLOWED) != null) {
 			return GO_ON;
 		}
 		return withConditions(exchange, matched).thenCompose((applicable) -> decide(exchange, applicable));
@@ -162,6 +163,27 @@ public final class RateLimitFlow {
 		}
 		return exchange.reject(RateLimitRejection.of(exchange.method(), exchange.target(), verdict))
 			.thenApply((written) -> false);
+	}
+
+	/**
+	 * Answers a request as refused by limits applied outside its rules: a {@link dev.ratelimit.RateLimited} method of
+	 * a bean that its handler called threw {@link RateLimitExceededException}. The headers announce the limits that
+	 * refused it after those the request's own rules applied; the answer is the refusal of a request the rules
+	 * refused (429 and the rejection handler's body).
+	 * @param exchange the request, its response not committed yet
+	 * @param refused the refusal
+	 * @return completes when the response is written
+	 */
+	public CompletableFuture<Void> refuse(RateLimitExchange exchange, RateLimitExceededException refused) {
+		List<AppliedLimit> violated = new ArrayList<>(refused.getRefusals().size());
+		for (RateLimitExceededException.Refusal refusal : refused.getRefusals()) {
+			violated.add(new AppliedLimit(refusal.policy(), refusal.limit(), refusal.decision()));
+		}
+		RateLimitVerdict verdict = new RateLimitVerdict(violated, violated, false, null);
+		@SuppressWarnings("unchecked")
+		RateLimitVerdict whole = verdict.after((List<AppliedLimit>) exchange.getAttribute(APPLIED));
+		exchange.writeHeaders(this.headers.of(whole));
+		return exchange.reject(RateLimitRejection.of(exchange.method(), exchange.target(), verdict));
 	}
 
 	/**

@@ -46,16 +46,31 @@ public final class RateLimitRuleFactory {
 
 	private final boolean shadow;
 
+	private final java.util.function.Predicate<String> planResolvers;
+
 	/**
-	 * Creates a factory.
+	 * Creates a factory whose annotations cannot name plan resolver beans.
 	 * @param defaultAlgorithm the algorithm of rules that name none
 	 * @param keyResolvers tells which bean names a {@code bean:<name>} key may use
 	 * @param shadow whether rules that do not say otherwise only observe
 	 */
 	public RateLimitRuleFactory(Algorithm defaultAlgorithm, KeyResolvers keyResolvers, boolean shadow) {
+		this(defaultAlgorithm, keyResolvers, shadow, (name) -> false);
+	}
+
+	/**
+	 * Creates a factory.
+	 * @param defaultAlgorithm the algorithm of rules that name none
+	 * @param keyResolvers tells which bean names a {@code bean:<name>} key may use
+	 * @param shadow whether rules that do not say otherwise only observe
+	 * @param planResolvers tells which bean names an annotation's {@code plan=bean:<name>} may use
+	 */
+	public RateLimitRuleFactory(Algorithm defaultAlgorithm, KeyResolvers keyResolvers, boolean shadow,
+			java.util.function.Predicate<String> planResolvers) {
 		this.defaultAlgorithm = defaultAlgorithm;
 		this.keyResolvers = keyResolvers;
 		this.shadow = shadow;
+		this.planResolvers = planResolvers;
 	}
 
 	/**
@@ -85,7 +100,7 @@ public final class RateLimitRuleFactory {
 			patterns.add(parsePath(name, path));
 		}
 		return build(name, patterns, methods(name, methods), limits, algorithm, key, missingKey, cost,
-				"ratelimit.rules." + name, (shadow != null) ? shadow : this.shadow);
+				"ratelimit.rules." + name, (shadow != null) ? shadow : this.shadow, false);
 	}
 
 	/**
@@ -122,12 +137,30 @@ public final class RateLimitRuleFactory {
 	 * @throws InvalidRateLimitRuleException when an annotation is invalid
 	 */
 	public List<RateLimitRule> forHandler(Method method, Class<?> beanType) {
-		return new HandlerAnnotations(this).rules(method, beanType);
+		return new RateLimitedAnnotations(this).forHandler(method, beanType);
+	}
+
+	/**
+	 * Returns the limits of the {@link dev.ratelimit.RateLimited} annotations on a method of a bean that is not a
+	 * web handler and its class, class-level first: their keys and costs may be SpEL expressions over the
+	 * method's arguments, and they may name a fallback method.
+	 * @param method the method
+	 * @param beanType the class of the bean
+	 * @return the limits, {@link MethodLimits#NONE} when neither is annotated
+	 * @throws InvalidRateLimitRuleException when an annotation is invalid
+	 */
+	public MethodLimits forBeanMethod(Method method, Class<?> beanType) {
+		return new RateLimitedAnnotations(this).forBeanMethod(method, beanType);
 	}
 
 	/** Whether rules that do not say otherwise only observe ({@code ratelimit.shadow}). */
 	boolean shadow() {
 		return this.shadow;
+	}
+
+	/** Which bean names an annotation's {@code plan=bean:<name>} may use. */
+	java.util.function.Predicate<String> planResolvers() {
+		return this.planResolvers;
 	}
 
 	/**
@@ -158,14 +191,14 @@ public final class RateLimitRuleFactory {
 
 	RateLimitRule build(String name, List<PathPattern> patterns, Set<String> methods,
 			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key,
-			MissingKey missingKey, long cost, String source, boolean shadow) {
+			MissingKey missingKey, long cost, String source, boolean shadow, boolean beanMethod) {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
 		if (definitions.isEmpty()) {
 			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
 		}
 		List<RateLimit> limits = checkedLimits(name, definitions, chosen, cost);
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
-		return RateLimitRule.builder(name, limits, chosen, checkKey(name, keySpec), source)
+		return RateLimitRule.builder(name, limits, chosen, checkKey(name, keySpec, beanMethod), source)
 			.paths(patterns, methods)
 			.missingKey(missingKey)
 			.cost(cost)
@@ -343,8 +376,12 @@ public final class RateLimitRuleFactory {
 				String.valueOf(ex.getMessage()));
 	}
 
-	private RuleKey checkKey(String rule, String spec) {
+	private RuleKey checkKey(String rule, String spec, boolean beanMethod) {
 		RuleKey key = RuleKey.parse(spec);
+		if (key instanceof RuleKey.Expression && !beanMethod) {
+			throw new InvalidRateLimitRuleException(rule, "key", spec, "a SpEL key reads a method's arguments, which "
+					+ "only @RateLimited methods of beans have; " + KEY_FORMS);
+		}
 		if (key == null) {
 			int colon = spec.indexOf(':');
 			String kind = (colon < 0) ? spec : spec.substring(0, colon);

@@ -12,7 +12,7 @@ public sealed interface RuleKey {
 
 	/**
 	 * Returns the kind, as budget ids and the endpoint name it: {@code ip}, {@code header}, {@code param},
-	 * {@code principal}, {@code bean} or {@code resolver}.
+	 * {@code principal}, {@code bean}, {@code resolver} or {@code expression}.
 	 * @return the kind
 	 */
 	String kind();
@@ -36,12 +36,16 @@ public sealed interface RuleKey {
 
 	/**
 	 * Reads a key as configured: {@code ip}, {@code header:<Name>}, {@code param:<name>},
-	 * {@code principal} or {@code bean:<name>}.
+	 * {@code principal}, {@code bean:<name>}, or a SpEL expression over a method's arguments that starts with
+	 * {@code #}.
 	 * @param spelling the key, stripped
 	 * @return the key, or {@code null} when it is none of these forms or names nothing after the
 	 * {@code :}
 	 */
 	static @Nullable RuleKey parse(String spelling) {
+		if (spelling.startsWith("#")) {
+			return (spelling.length() > 1) ? new Expression(spelling) : null;
+		}
 		int colon = spelling.indexOf(':');
 		if (colon < 0) {
 			return switch (spelling) {
@@ -130,6 +134,26 @@ public sealed interface RuleKey {
 		@Override
 		public String kind() {
 			return "resolver";
+		}
+
+	}
+
+	/**
+	 * What a SpEL expression over the arguments of a {@link dev.ratelimit.RateLimited} bean method evaluates to,
+	 * such as {@code #order.customerId}: only bean methods have arguments to read.
+	 *
+	 * @param expression the expression, starting with {@code #}
+	 */
+	record Expression(String expression) implements RuleKey {
+
+		@Override
+		public String kind() {
+			return "expression";
+		}
+
+		@Override
+		public String spelling() {
+			return this.expression;
 		}
 
 	}

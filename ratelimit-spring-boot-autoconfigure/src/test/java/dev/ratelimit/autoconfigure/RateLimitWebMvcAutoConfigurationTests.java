@@ -232,10 +232,11 @@ class RateLimitWebMvcAutoConfigurationTests {
 		RateLimitRules rules = new RateLimitRules(List.of(), factory, Map.of());
 		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
 				RateLimitPlans.NONE, java.time.Clock.systemUTC());
-		RateLimitInterceptor interceptor = new RateLimitInterceptor(new ServletRateLimitSupport(
+		ServletRateLimitSupport support = new ServletRateLimitSupport(
 				new RateLimitFlow(rules, enforcer, resolver, new RateLimitHeaders(true, false)), resolver,
 				(name) -> null, (name) -> null, new ProblemDetailRejectionHandler(),
-				new RateLimitResponseWriter(List::of)));
+				new RateLimitResponseWriter(List::of));
+		RateLimitInterceptor interceptor = new RateLimitInterceptor(support);
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitInterceptor.class);
 			assertThat(context.getBean(RateLimitInterceptor.class)).isSameAs(interceptor);
@@ -246,7 +247,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 		this.runner.withBean("myRejections", RateLimitRejectionHandler.class, () -> rejections)
 			.run((context) -> assertThat(context.getBean(RateLimitRejectionHandler.class)).isSameAs(rejections));
 		RateLimitWebMvcConfigurer configurer = new RateLimitWebMvcConfigurer(interceptor, rules,
-				new DefaultListableBeanFactory());
+				new DefaultListableBeanFactory(), support);
 		this.runner.withBean("myConfigurer", RateLimitWebMvcConfigurer.class, () -> configurer)
 			.run((context) -> assertThat(context.getBean(RateLimitWebMvcConfigurer.class)).isSameAs(configurer));
 	}

@@ -12,6 +12,14 @@ public final class TestRules {
 	}
 
 	public static RateLimitRuleFactory factory(Algorithm defaultAlgorithm) {
+		return factory(defaultAlgorithm, (name) -> false);
+	}
+
+	/**
+	 * Returns a factory without key resolvers whose annotations may name the given plan resolver beans.
+	 */
+	public static RateLimitRuleFactory factory(Algorithm defaultAlgorithm,
+			java.util.function.Predicate<String> planResolvers) {
 		return new RateLimitRuleFactory(defaultAlgorithm, new KeyResolvers() {
 
 			@Override
@@ -24,7 +32,7 @@ public final class TestRules {
 				return "none";
 			}
 
-		}, false);
+		}, false, planResolvers);
 	}
 
 }

@@ -16,7 +16,6 @@ import dev.ratelimit.web.reactive.ReactorObservations;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
-import org.springframework.web.method.HandlerMethod;
 
 /**
  * A request of a route as the flow sees it: the key the route's {@code KeyResolver} found, never empty (the
@@ -85,16 +84,6 @@ final class RouteExchange implements RateLimitExchange {
 	@Override
 	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
 		return CompletableFuture.completedFuture(this.id);
-	}
-
-	@Override
-	public CompletionStage<@Nullable Boolean> condition(RateLimitRule rule) {
-		return CompletableFuture.completedFuture(true);
-	}
-
-	@Override
-	public CompletableFuture<@Nullable HandlerMethod> handler(boolean worthLookingUp) {
-		return CompletableFuture.completedFuture(null);
 	}
 
 	@Override

@@ -127,6 +127,22 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void aServiceLimitedByItsAnnotationIsRefusedAs429ThroughTheController() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(post("/api/sms/+34600000001?text=hi").statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> refused = post("/api/sms/+34600000001?text=hi");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"sms\";q=3;w=3600");
+		assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+		assertThat(refused.body()).contains("\"status\":429");
+		assertThat(post("/api/sms/+34600000002?text=hi").statusCode()).isEqualTo(200);
+		// a refused digest is answered by the service's fallback method
+		assertThat(post("/api/sms/+34600000001/digest").body()).isEqualTo("{\"phone\":\"+34600000001\",\"digest\":\"sent\"}");
+		assertThat(post("/api/sms/+34600000001/digest").body()).startsWith("{\"phone\":\"+34600000001\",\"digest\":\"queued, next in ");
+	}
+
+	@Test
 	void loginAttemptsAreLimitedPerUserNameByTheInjectedLimiter() throws Exception {
 		for (int remaining = 2; remaining >= 0; remaining--) {
 			HttpResponse<String> attempt = post("/login?username=ann");

@@ -19,8 +19,10 @@ import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.MethodLimits;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.RuleKey;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
@@ -50,12 +52,16 @@ public final class RateLimitRules {
 
 	private final ConcurrentMap<HandlerKey, List<RateLimitRule>> handlerRules = new ConcurrentHashMap<>();
 
+	private final ConcurrentMap<HandlerKey, MethodLimits> methodLimits = new ConcurrentHashMap<>();
+
 	private final Map<String, String> sources = new HashMap<>();
 
 	/** Every rule, those from properties first; replaced, never changed, under this object's lock. */
 	private volatile List<RateLimitRule> all = List.of();
 
 	private volatile boolean anyHandlerRules;
+
+	private volatile boolean methodRulesReadRequests;
 
 	/**
 	 * Creates the registry.
@@ -157,6 +163,27 @@ public final class RateLimitRules {
 	}
 
 	/**
+	 * Builds, checks and registers the limits of a {@link dev.ratelimit.RateLimited} method of a bean that is not a
+	 * web handler, once per method; they are listed with the others (the endpoint, the metrics) but never matched
+	 * to a web request.
+	 * @param method the method
+	 * @param beanType the class of the bean
+	 * @return the method's limits, {@link MethodLimits#NONE} when it has none
+	 * @throws InvalidRateLimitRuleException when an annotation is invalid
+	 */
+	public MethodLimits forBeanMethod(Method method, Class<?> beanType) {
+		return this.methodLimits.computeIfAbsent(new HandlerKey(method, beanType), (key) -> {
+			MethodLimits built = this.factory.forBeanMethod(key.method(), key.beanType());
+			built.rules().forEach(this::register);
+			if (built.rules().stream().anyMatch((rule) -> !(rule.key() instanceof RuleKey.Expression)
+					|| rule.plan() instanceof dev.ratelimit.web.PlanSource.Header)) {
+				this.methodRulesReadRequests = true;
+			}
+			return built.rules().isEmpty() ? MethodLimits.NONE : built;
+		});
+	}
+
+	/**
 	 * Logs, at most once a minute, that a rule's condition failed and the rule was applied.
 	 * @param rule the rule
 	 * @param ex the condition's failure
@@ -188,6 +215,16 @@ public final class RateLimitRules {
 	 */
 	public boolean mayApplyAfterAuthentication() {
 		return this.anyHandlerRules || !this.policy.afterAuthentication().isEmpty();
+	}
+
+	/**
+	 * Returns whether a {@link dev.ratelimit.RateLimited} bean method has a rule whose key or plan the web request it
+	 * is called in gives ({@code ip}, a header, a parameter, the principal, a key-resolver bean), so that a stack that
+	 * must make the request reachable from such a call need not do it for every request otherwise.
+	 * @return {@code true} once such a method's rules were built
+	 */
+	public boolean methodRulesReadRequests() {
+		return this.methodRulesReadRequests;
 	}
 
 	/**

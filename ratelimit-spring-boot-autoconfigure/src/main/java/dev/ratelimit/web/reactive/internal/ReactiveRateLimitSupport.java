@@ -17,6 +17,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
+import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
@@ -43,6 +44,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.NotAcceptableStatusException;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -127,6 +129,31 @@ public final class ReactiveRateLimitSupport {
 		}
 		return Mono.deferContextual(
 				(context) -> answer(this.flow.afterAuthentication(new WebFluxExchange(exchange, context))));
+	}
+
+	/**
+	 * Returns the exchange a subscription is made for, for the keys of {@link dev.ratelimit.RateLimited} bean methods
+	 * that return a publisher: read only, never answered through.
+	 * @param context the subscription's Reactor context, where {@link ServerWebExchangeContextFilter} puts the exchange
+	 * @return the exchange, or {@code null} when the context holds none
+	 */
+	public @Nullable RateLimitExchange currentRequest(ContextView context) {
+		return ServerWebExchangeContextFilter.getExchange(context)
+			.map((exchange) -> (RateLimitExchange) new WebFluxExchange(exchange, context))
+			.orElse(null);
+	}
+
+	/**
+	 * Answers an exchange whose handler failed with {@link RateLimitExceededException} (a limited bean method it
+	 * called was refused) as the rules answer a refused request: 429, the rate-limit headers of the limits that
+	 * refused it, the {@link RateLimitRejectionHandler}'s body through the application's codecs.
+	 * @param exchange the exchange, its response not committed yet
+	 * @param refused the refusal
+	 * @return completes when the response is written
+	 */
+	public Mono<Void> refuse(ServerWebExchange exchange, RateLimitExceededException refused) {
+		return Mono.deferContextual((context) -> Mono
+			.fromFuture(this.flow.refuse(new WebFluxExchange(exchange, context), refused), true));
 	}
 
 	/** The flow's answer as a publisher; one it gave at once (no rule matched, say) without wrapping its future. */

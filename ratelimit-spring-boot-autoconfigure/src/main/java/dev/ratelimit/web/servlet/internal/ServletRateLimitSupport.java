@@ -23,6 +23,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.MappingMatch;
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
@@ -38,6 +39,8 @@ import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.util.DisconnectedClientHelper;
 import org.springframework.web.util.UriUtils;
@@ -125,6 +128,32 @@ public final class ServletRateLimitSupport {
 				new ServletExchange(request, response, (handler instanceof HandlerMethod method) ? method : null)));
 	}
 
+	/**
+	 * Returns the request bound to the calling thread, for the keys of {@link dev.ratelimit.RateLimited} bean methods
+	 * called while it is served: read only, never answered through.
+	 * @return the request, or {@code null} when the thread serves none
+	 */
+	public @Nullable RateLimitExchange currentRequest() {
+		if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
+			return new ServletExchange(attributes.getRequest(), null, null);
+		}
+		return null;
+	}
+
+	/**
+	 * Answers a request whose handler threw {@link RateLimitExceededException} (a limited bean method it called was
+	 * refused) as the rules answer a refused request: 429, the rate-limit headers of the limits that refused it,
+	 * the {@link RateLimitRejectionHandler}'s body.
+	 * @param request the request
+	 * @param response its response, not committed yet
+	 * @param refused the refusal
+	 * @throws IOException when the response cannot be written
+	 */
+	public void refuse(HttpServletRequest request, HttpServletResponse response, RateLimitExceededException refused)
+			throws IOException {
+		completed(this.flow.refuse(new ServletExchange(request, response, null), refused).thenApply((written) -> false));
+	}
+
 	/** The flow's answer on this blocking stack: complete when the flow returns. */
 	private static boolean completed(CompletableFuture<Boolean> flow) throws IOException {
 		try {
@@ -143,13 +172,15 @@ public final class ServletRateLimitSupport {
 
 		private final HttpServletRequest request;
 
-		private final HttpServletResponse response;
+		/** The response, {@code null} when the exchange only reads the request (a bean method's keys). */
+		private final @Nullable HttpServletResponse response;
 
 		private final @Nullable HandlerMethod handler;
 
 		private @Nullable String clientAddress;
 
-		ServletExchange(HttpServletRequest request, HttpServletResponse response, @Nullable HandlerMethod handler) {
+		ServletExchange(HttpServletRequest request, @Nullable HttpServletResponse response,
+				@Nullable HandlerMethod handler) {
 			this.request = request;
 			this.response = response;
 			this.handler = handler;
@@ -225,19 +256,23 @@ public final class ServletRateLimitSupport {
 
 		@Override
 		public void writeHeaders(HttpHeaders headers) {
-			ServletRateLimitSupport.this.writer.writeHeaders(this.response, headers);
+			ServletRateLimitSupport.this.writer.writeHeaders(response(), headers);
 		}
 
 		@Override
 		public CompletableFuture<Void> reject(RateLimitRejection rejection) {
 			try {
-				ServletRateLimitSupport.this.writer.write(this.request, this.response,
+				ServletRateLimitSupport.this.writer.write(this.request, response(),
 						ServletRateLimitSupport.this.rejections.handle(rejection));
 				return CompletableFuture.completedFuture(null);
 			}
 			catch (IOException ex) {
 				return CompletableFuture.failedFuture(new UncheckedIOException(ex));
 			}
+		}
+
+		private HttpServletResponse response() {
+			return Objects.requireNonNull(this.response, "this exchange only reads the request");
 		}
 
 		@Override

@@ -1,0 +1,63 @@
+package dev.ratelimit.autoconfigure;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+import dev.ratelimit.method.RateLimitCurrentRequest;
+import dev.ratelimit.method.RateLimitedMethodPostProcessor;
+import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
+import dev.ratelimit.method.internal.MethodRateLimitInterceptor;
+import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.web.internal.RateLimitRules;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * Applies {@link dev.ratelimit.RateLimited} to the methods of any Spring bean, in web and non-web applications: the
+ * beans that have limited methods are proxied, and each call goes through the same {@link RateLimitFlow} as a web
+ * request.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnBean(RateLimitRules.class)
+public final class RateLimitMethodAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitedMethodPostProcessor rateLimitedMethodPostProcessor(ObjectProvider<RateLimitRules> rules,
+			ObjectProvider<RateLimitFlow> flow, ObjectProvider<RateLimitCurrentRequest> currentRequest,
+			ObjectProvider<ReactiveRateLimitCurrentRequest> reactiveRequest, Environment environment,
+			BeanFactory beanFactory) {
+		MethodRateLimitInterceptor interceptor = new MethodRateLimitInterceptor(rules::getObject, flow::getObject,
+				currentRequest::getIfUnique, reactiveRequest::getIfUnique, () -> executor(beanFactory), beanFactory);
+		RateLimitedMethodPostProcessor postProcessor = new RateLimitedMethodPostProcessor(interceptor);
+		// class-based proxies unless the application asks for interface-based ones, as Spring Boot's own do
+		postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+		return postProcessor;
+	}
+
+	/**
+	 * Where a limited method that returns a future goes on when its decision completes on Redis's I/O thread: the
+	 * application's task executor, else the common pool.
+	 */
+	private static Executor executor(BeanFactory beanFactory) {
+		String name = "applicationTaskExecutor";
+		if (beanFactory.containsBean(name) && beanFactory.isTypeMatch(name, Executor.class)) {
+			return beanFactory.getBean(name, Executor.class);
+		}
+		return ForkJoinPool.commonPool();
+	}
+
+}

@@ -1,0 +1,268 @@
+package dev.ratelimit.method.internal;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimiterUnavailableException;
+import dev.ratelimit.method.RateLimitCurrentRequest;
+import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
+import dev.ratelimit.web.AppliedLimit;
+import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.internal.RateLimitRules;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Applies the {@link dev.ratelimit.RateLimited} annotations of a bean method around its calls, on the same
+ * {@link RateLimitFlow} as every web entry point: a call the limits allow goes on; a refused one throws
+ * {@link RateLimitExceededException}, or calls the method's fallback. A method returning a
+ * {@code CompletionStage}, {@code Mono} or {@code Flux} is decided without blocking the caller.
+ *
+ * @since 0.1.0
+ */
+public final class MethodRateLimitInterceptor implements MethodInterceptor {
+
+	private final Supplier<RateLimitRules> rules;
+
+	private final Supplier<RateLimitFlow> flow;
+
+	private final Supplier<@Nullable RateLimitCurrentRequest> currentRequest;
+
+	private final Supplier<@Nullable ReactiveRateLimitCurrentRequest> reactiveRequest;
+
+	private final Supplier<Executor> executor;
+
+	private final @Nullable BeanFactory beanFactory;
+
+	private final Map<MethodKey, LimitedMethod> methods = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the interceptor; its collaborators are asked for at the first call, so that it can be created with
+	 * the post-processor that applies it.
+	 * @param rules the registry the methods' rules join
+	 * @param flow takes each call through its rules
+	 * @param currentRequest finds the web request a call is made in, or supplies {@code null} without a web stack
+	 * that can tell
+	 * @param reactiveRequest finds the web request a publisher is subscribed for, or supplies {@code null} without a
+	 * reactive web stack
+	 * @param executor where a method that must not block its caller goes on when its decision completes on
+	 * another thread
+	 * @param beanFactory resolves {@code @name} in SpEL expressions, or {@code null}
+	 */
+	public MethodRateLimitInterceptor(Supplier<RateLimitRules> rules, Supplier<RateLimitFlow> flow,
+			Supplier<@Nullable RateLimitCurrentRequest> currentRequest,
+			Supplier<@Nullable ReactiveRateLimitCurrentRequest> reactiveRequest, Supplier<Executor> executor,
+			@Nullable BeanFactory beanFactory) {
+		this.rules = SingletonSupplier.of(rules);
+		this.flow = SingletonSupplier.of(flow);
+		this.currentRequest = currentRequest;
+		this.reactiveRequest = reactiveRequest;
+		this.executor = SingletonSupplier.of(executor);
+		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * Builds and checks the limits of a bean method once, registering its rules; the post-processor calls it for
+	 * every limited method at startup so that a bad annotation stops the application.
+	 * @param method the method
+	 * @param targetClass the bean's class
+	 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when an annotation is invalid
+	 */
+	public void check(Method method, Class<?> targetClass) {
+		limited(method, targetClass);
+	}
+
+	private LimitedMethod limited(Method method, Class<?> targetClass) {
+		LimitedMethod known = this.methods.get(new MethodKey(method, targetClass));
+		if (known != null) {
+			return known;
+		}
+		return this.methods.computeIfAbsent(new MethodKey(method, targetClass), (key) -> {
+			Method specific = AopUtils.getMostSpecificMethod(key.method(), key.targetClass());
+			var limits = this.rules.get().forBeanMethod(specific, key.targetClass());
+			return limits.rules().isEmpty() ? LimitedMethod.NONE : new LimitedMethod(specific, key.targetClass(), limits);
+		});
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		if (target == null) {
+			return invocation.proceed();
+		}
+		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(target));
+		LimitedMethod limited = limited(invocation.getMethod(), targetClass);
+		if (!limited.isLimited()) {
+			return invocation.proceed();
+		}
+		Call call = new Call(limited, invocation, target);
+		return switch (limited.returns()) {
+			case VALUE -> call.blocking();
+			case FUTURE -> call.future();
+			case MONO -> ReactiveCalls.mono(call);
+			case FLUX -> ReactiveCalls.flux(call);
+		};
+	}
+
+	/**
+	 * One call of a limited method.
+	 */
+	final class Call {
+
+		private final LimitedMethod limited;
+
+		private final MethodInvocation invocation;
+
+		private final Object target;
+
+		private final Supplier<EvaluationContext> context;
+
+		Call(LimitedMethod limited, MethodInvocation invocation, Object target) {
+			this.limited = limited;
+			this.invocation = invocation;
+			this.target = target;
+			// the bean class's method: its parameter names are those the expressions were checked against
+			this.context = SingletonSupplier.of(() -> MethodExpressions.context(limited.method(),
+					invocation.getArguments(), target, MethodRateLimitInterceptor.this.beanFactory));
+		}
+
+		/** Decides the call on the caller's thread, then calls the method, its fallback, or throws. */
+		@Nullable Object blocking() throws Throwable {
+			MethodExchange exchange = exchange(true);
+			boolean allowed;
+			try {
+				allowed = decide(exchange).join();
+			}
+			catch (CompletionException ex) {
+				throw (ex.getCause() != null) ? ex.getCause() : ex;
+			}
+			return allowed ? this.invocation.proceed() : refused(exchange);
+		}
+
+		/**
+		 * Decides the call without blocking; the returned stage completes with the method's own. A decision Redis
+		 * answers later goes on where {@link MethodExchange#resume} puts it: the request's event loop on WebFlux, else
+		 * the application's task executor, never Redis's I/O thread.
+		 */
+		@Nullable Object future() throws Throwable {
+			MethodExchange exchange;
+			CompletableFuture<Boolean> decided;
+			try {
+				exchange = exchange(false);
+				decided = decide(exchange);
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+			if (decided.isDone() && !decided.isCompletedExceptionally()) {
+				// decided at once (a refusal remembered, say): as a direct call of the method would go
+				return decided.join() ? this.invocation.proceed() : afterDecision(exchange, false);
+			}
+			return decided.thenCompose((allowed) -> afterDecision(exchange, allowed));
+		}
+
+		private CompletionStage<?> afterDecision(MethodExchange exchange, boolean allowed) {
+			try {
+				Object result = allowed ? this.invocation.proceed() : refused(exchange);
+				return (result != null) ? (CompletionStage<?>) result : CompletableFuture.completedFuture(null);
+			}
+			catch (Throwable ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
+
+		/** The call as the flow reads it, in the web request bound to the calling thread, if any. */
+		MethodExchange exchange(boolean mayBlock) {
+			RateLimitCurrentRequest current = MethodRateLimitInterceptor.this.currentRequest.get();
+			return exchange(mayBlock, (current != null) ? current.current() : null);
+		}
+
+		/** The call as the flow reads it, in a given web request. */
+		MethodExchange exchange(boolean mayBlock, @Nullable RateLimitExchange request) {
+			return new MethodExchange(this.limited, this.context, request, mayBlock,
+					MethodRateLimitInterceptor.this.executor.get());
+		}
+
+		/** Finds the web request a publisher is subscribed for, from its Reactor context (WebFlux). */
+		@Nullable ReactiveRateLimitCurrentRequest reactiveRequest() {
+			return MethodRateLimitInterceptor.this.reactiveRequest.get();
+		}
+
+		CompletableFuture<Boolean> decide(MethodExchange exchange) {
+			List<RateLimitRule> rules = this.limited.rules(this.context);
+			return MethodRateLimitInterceptor.this.flow.get().apply(exchange, rules);
+		}
+
+		/**
+		 * Calls the method once a subscription is allowed: each subscription of a publisher calls it anew, through
+		 * the advice after this one.
+		 */
+		@Nullable Object proceed() throws Throwable {
+			if (this.invocation instanceof ProxyMethodInvocation proxied) {
+				return proxied.invocableClone().proceed();
+			}
+			return this.invocation.proceed();
+		}
+
+		/**
+		 * Answers a refused call: its fallback's result, or the refusal thrown.
+		 * @param exchange the call's exchange, which holds why it was refused
+		 */
+		@Nullable Object refused(MethodExchange exchange) throws Throwable {
+			RuntimeException refusal = refusal(exchange);
+			Fallbacks.Fallback fallback = this.limited.fallback();
+			if (fallback != null && refusal instanceof RateLimitExceededException exceeded) {
+				return fallback.call(this.target, this.invocation.getArguments(), exceeded);
+			}
+			throw refusal;
+		}
+
+		private RuntimeException refusal(MethodExchange exchange) {
+			RateLimitRejection rejection = exchange.rejection();
+			if (rejection instanceof RateLimitRejection.Limited refused) {
+				List<AppliedLimit> violated = refused.violated();
+				return new RateLimitExceededException(this.limited.ruleOf(violated.get(0).policy()),
+						violated.stream()
+							.map((limit) -> new RateLimitExceededException.Refusal(limit.policy(), limit.limit(),
+									limit.decision()))
+							.toList());
+			}
+			if (rejection instanceof RateLimitRejection.Unavailable) {
+				return new RateLimiterUnavailableException("No rate-limit decision could be reached for a call of "
+						+ this.limited.description() + ", and ratelimit.failure-mode is fail-closed: the call was refused",
+						null);
+			}
+			if (rejection instanceof RateLimitRejection.MissingKey missing) {
+				return new IllegalArgumentException("A call of " + this.limited.description()
+						+ " has no value for the key of rate-limit rule '" + missing.rule().name() + "' ("
+						+ missing.rule().key().spelling() + "), whose missing-key is reject");
+			}
+			return new IllegalStateException("A call of " + this.limited.description() + " was refused: " + rejection);
+		}
+
+	}
+
+	private record MethodKey(Method method, Class<?> targetClass) {
+	}
+
+}

@@ -1,0 +1,71 @@
+package dev.ratelimit.method.internal;
+
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
+import dev.ratelimit.web.RateLimitExchange;
+
+/**
+ * Limited methods that return a {@code Mono} or a {@code Flux}: each subscription is one call, decided when it
+ * subscribes without blocking; a refusal is the publisher's error signal, or the fallback's publisher. Loaded
+ * only when Reactor is on the class path.
+ */
+final class ReactiveCalls {
+
+	private ReactiveCalls() {
+	}
+
+	static boolean isMono(Class<?> type) {
+		return Mono.class.isAssignableFrom(type);
+	}
+
+	static boolean isFlux(Class<?> type) {
+		return Flux.class.isAssignableFrom(type);
+	}
+
+	static boolean isPublisher(Class<?> type) {
+		return Publisher.class.isAssignableFrom(type);
+	}
+
+	static Mono<Object> mono(MethodRateLimitInterceptor.Call call) {
+		return Mono.deferContextual((context) -> {
+			MethodExchange exchange = exchange(call, context);
+			return Mono.fromFuture(call.decide(exchange), true)
+				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed)));
+		});
+	}
+
+	static Flux<Object> flux(MethodRateLimitInterceptor.Call call) {
+		return Flux.deferContextual((context) -> {
+			MethodExchange exchange = exchange(call, context);
+			return Mono.fromFuture(call.decide(exchange), true)
+				.flatMapMany((allowed) -> publisher(call, exchange, allowed));
+		});
+	}
+
+	/**
+	 * The subscription as the flow reads it: in the web request its Reactor context holds (WebFlux), else in the one
+	 * bound to the subscribing thread (a servlet request).
+	 */
+	private static MethodExchange exchange(MethodRateLimitInterceptor.Call call, ContextView context) {
+		ReactiveRateLimitCurrentRequest reactive = call.reactiveRequest();
+		RateLimitExchange request = (reactive != null) ? reactive.current(context) : null;
+		return (request != null) ? call.exchange(false, request) : call.exchange(false);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> publisher(MethodRateLimitInterceptor.Call call, MethodExchange exchange,
+			boolean allowed) {
+		try {
+			Object result = allowed ? call.proceed() : call.refused(exchange);
+			return (result != null) ? (Publisher<Object>) result : Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+}
