@@ -63,26 +63,15 @@ final class PropertyRules {
 	}
 
 	/**
-	 * Checks that a calendar quota has one limit and no window, on the fixed window.
+	 * Checks a calendar quota as the factory does for every rule, and gives its plans the period's window.
 	 */
-	private static void checkQuota(String property, RateLimitProperties.Rule rule, CalendarPeriod period) {
-		if (rule.getWindow() != null) {
-			throw new InvalidConfigurationPropertyValueException(property + ".window", rule.getWindow(),
-					"a rule with a period (" + period.name().toLowerCase(java.util.Locale.ROOT)
-							+ ") counts per calendar period; remove the window");
+	private static void checkQuota(String name, RateLimitProperties.Rule rule, CalendarPeriod period) {
+		try {
+			RateLimitRuleFactory.checkQuota(name, period, rule.getWindow(),
+					!rule.getLimits().isEmpty() || rule.getBurst() != null, rule.getBlockFor(), rule.getAlgorithm());
 		}
-		if (!rule.getLimits().isEmpty() || rule.getBurst() != null) {
-			throw new InvalidConfigurationPropertyValueException(property + ".period", rule.getPeriod(),
-					"a calendar quota has one limit per period; remove limits[*] and burst");
-		}
-		if (rule.getBlockFor() != null) {
-			throw new InvalidConfigurationPropertyValueException(property + ".block-for", rule.getBlockFor(),
-					"a calendar quota refuses a spent budget until its period ends; remove block-for, or use a rolling "
-							+ "window instead of the period");
-		}
-		if (rule.getAlgorithm() != null && rule.getAlgorithm() != Algorithm.FIXED_WINDOW) {
-			throw new InvalidConfigurationPropertyValueException(property + ".algorithm", rule.getAlgorithm().id(),
-					"a calendar quota counts in fixed windows, the calendar's; remove the algorithm or use fixed-window");
+		catch (InvalidRateLimitRuleException ex) {
+			throw invalidProperty(ex);
 		}
 		for (RateLimitProperties.Plan plan : rule.getPlans().values()) {
 			if (plan.getWindow() == null) {
@@ -118,7 +107,7 @@ final class PropertyRules {
 		String property = "ratelimit.rules." + name;
 		CalendarPeriod period = rule.getPeriod();
 		if (period != null) {
-			checkQuota(property, rule, period);
+			checkQuota(name, rule, period);
 		}
 		List<LimitDefinition> limits = (period != null)
 				? List.of(new LimitDefinition("", rule.getLimit(), period.longest(), null))

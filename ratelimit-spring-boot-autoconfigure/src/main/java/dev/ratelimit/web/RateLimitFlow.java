@@ -83,7 +83,7 @@ public final class RateLimitFlow {
 				}
 			}
 		}
-		return apply(exchange, this.rules.matchBeforeAuthentication(exchange.method(), exchange::path));
+		return applyMatched(exchange, this.rules.matchBeforeAuthentication(exchange.method(), exchange::path));
 	}
 
 	/**
@@ -116,7 +116,7 @@ public final class RateLimitFlow {
 			return GO_ON;
 		}
 		return exchange.handler(this.rules.hasHandlerRules())
-			.thenCompose((handler) -> apply(exchange,
+			.thenCompose((handler) -> applyMatched(exchange,
 					this.rules.matchAfterAuthentication(exchange.method(), exchange::path, handler)));
 	}
 
@@ -129,6 +129,16 @@ public final class RateLimitFlow {
 	 */
 	public CompletableFuture<Boolean> apply(RateLimitExchange exchange, List<RateLimitRule> matched) {
 		if (matched.isEmpty() || exchange.getAttribute(ALLOWED) != null) {
+			return GO_ON;
+		}
+		return applyMatched(exchange, matched);
+	}
+
+	/**
+	 * Applies the rules the two turns matched, the client address screened already.
+	 */
+	private CompletableFuture<Boolean> applyMatched(RateLimitExchange exchange, List<RateLimitRule> matched) {
+		if (matched.isEmpty()) {
 			return GO_ON;
 		}
 		return withConditions(exchange, matched).thenCompose((applicable) -> decide(exchange, applicable));

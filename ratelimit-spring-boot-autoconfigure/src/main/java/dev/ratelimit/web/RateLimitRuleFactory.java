@@ -222,6 +222,40 @@ public final class RateLimitRuleFactory {
 	}
 
 	/**
+	 * Checks that a calendar quota has one limit and no window, blocks no key and counts in fixed windows, as
+	 * properties and annotations give it.
+	 * @param rule the rule's name
+	 * @param period the quota's period
+	 * @param window the window given beside the period, or {@code null}
+	 * @param severalOrBurst whether several limits or a burst are given beside the period
+	 * @param blockFor the block given beside the period, or {@code null}
+	 * @param algorithm the algorithm given, or {@code null} for none
+	 * @throws InvalidRateLimitRuleException naming {@code window}, {@code period}, {@code block-for} or
+	 * {@code algorithm} when the quota has one of them wrong
+	 */
+	public static void checkQuota(String rule, CalendarPeriod period, @Nullable Object window, boolean severalOrBurst,
+			@Nullable Object blockFor, @Nullable Algorithm algorithm) {
+		String name = period.name().toLowerCase(Locale.ROOT);
+		if (window != null) {
+			throw new InvalidRateLimitRuleException(rule, "window", window,
+					"a rule with a period (" + name + ") counts per calendar period; remove the window");
+		}
+		if (severalOrBurst) {
+			throw new InvalidRateLimitRuleException(rule, "period", name,
+					"a calendar quota has one limit per period; remove the several limits and the burst");
+		}
+		if (blockFor != null) {
+			throw new InvalidRateLimitRuleException(rule, "block-for", blockFor,
+					"a calendar quota refuses a spent budget until its period ends; remove the block, or use a rolling "
+							+ "window instead of the period");
+		}
+		if (algorithm != null && algorithm != Algorithm.FIXED_WINDOW) {
+			throw new InvalidRateLimitRuleException(rule, "algorithm", algorithm.id(),
+					"a calendar quota counts in fixed windows, the calendar's; remove the algorithm or use fixed-window");
+		}
+	}
+
+	/**
 	 * Returns a rule whose refusals block the refused key for a while.
 	 * @param rule the rule
 	 * @param blockFor how long a first block lasts, or {@code null} for no blocks

@@ -141,24 +141,10 @@ final class RateLimitedAnnotations {
 		CalendarPeriod period = annotation.period().isEmpty() ? null : period(name, annotation.period());
 		List<LimitDefinition> limits;
 		if (period != null) {
-			if (!annotation.window().isEmpty()) {
-				throw new InvalidRateLimitRuleException(name, "window", annotation.window(), "a rule with a period ("
-						+ annotation.period() + ") counts per calendar period; remove the window");
-			}
-			if (annotation.limits().length > 0 || annotation.burst() != 0) {
-				throw new InvalidRateLimitRuleException(name, "period", annotation.period(),
-						"a calendar quota has one limit per period; remove limits and burst");
-			}
-			if (!annotation.blockFor().isEmpty()) {
-				throw new InvalidRateLimitRuleException(name, "blockFor", annotation.blockFor(),
-						"a calendar quota refuses a spent budget until its period ends; remove blockFor, or use a "
-								+ "rolling window instead of the period");
-			}
-			if (!annotation.algorithm().isEmpty()
-					&& RateLimitRuleFactory.parseAlgorithm(name, annotation.algorithm()) != Algorithm.FIXED_WINDOW) {
-				throw new InvalidRateLimitRuleException(name, "algorithm", annotation.algorithm(),
-						"a calendar quota counts in fixed windows, the calendar's; remove the algorithm or use fixed-window");
-			}
+			RateLimitRuleFactory.checkQuota(name, period, annotation.window().isEmpty() ? null : annotation.window(),
+					annotation.limits().length > 0 || annotation.burst() != 0,
+					annotation.blockFor().isEmpty() ? null : annotation.blockFor(),
+					annotation.algorithm().isEmpty() ? null : RateLimitRuleFactory.parseAlgorithm(name, annotation.algorithm()));
 			limits = List.of(new LimitDefinition("", (annotation.limit() != 0) ? annotation.limit() : null,
 					period.longest(), null));
 		}
