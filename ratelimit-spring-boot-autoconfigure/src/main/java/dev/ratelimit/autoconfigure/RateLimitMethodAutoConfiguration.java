@@ -1,12 +1,17 @@
 package dev.ratelimit.autoconfigure;
 
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.method.RateLimitedMethodPostProcessor;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.method.internal.MethodRateLimitInterceptor;
+import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.internal.RateLimitRules;
 
@@ -20,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Applies {@link dev.ratelimit.RateLimited} to the methods of any Spring bean, in web and non-web applications: the
@@ -41,11 +47,34 @@ public final class RateLimitMethodAutoConfiguration {
 			ObjectProvider<ReactiveRateLimitCurrentRequest> reactiveRequest, Environment environment,
 			BeanFactory beanFactory) {
 		MethodRateLimitInterceptor interceptor = new MethodRateLimitInterceptor(rules::getObject, flow::getObject,
-				currentRequest::getIfUnique, reactiveRequest::getIfUnique, () -> executor(beanFactory), beanFactory);
+				currentRequests(currentRequest), reactiveRequest::getIfUnique, () -> executor(beanFactory), beanFactory);
 		RateLimitedMethodPostProcessor postProcessor = new RateLimitedMethodPostProcessor(interceptor);
 		// class-based proxies unless the application asks for interface-based ones, as Spring Boot's own do
 		postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
 		return postProcessor;
+	}
+
+	/**
+	 * Finds the request a call is made in among those of each entry point that has one (a servlet request bound to
+	 * the thread, a gRPC call in the thread's context): the first that has one.
+	 */
+	private static Supplier<@Nullable RateLimitCurrentRequest> currentRequests(
+			ObjectProvider<RateLimitCurrentRequest> provider) {
+		return SingletonSupplier.of(() -> {
+			List<RateLimitCurrentRequest> all = provider.orderedStream().toList();
+			if (all.size() < 2) {
+				return all.isEmpty() ? null : all.get(0);
+			}
+			return () -> {
+				for (RateLimitCurrentRequest each : all) {
+					RateLimitExchange current = each.current();
+					if (current != null) {
+						return current;
+					}
+				}
+				return null;
+			};
+		});
 	}
 
 	/**

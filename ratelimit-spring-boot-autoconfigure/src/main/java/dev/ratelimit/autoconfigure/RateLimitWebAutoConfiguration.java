@@ -50,6 +50,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.context.WebApplicationContext;
 
 /**
@@ -98,7 +99,7 @@ public final class RateLimitWebAutoConfiguration {
 			ApplicationContext context) {
 		RateLimitRuleFactory factory = ruleFactory(properties, beanFactory, context);
 		try {
-			return new RateLimitRules(servesWebRequests(context) ? PropertyRules.of(properties, factory,
+			return new RateLimitRules(servesRequests(context, beanFactory) ? PropertyRules.of(properties, factory,
 					planResolvers(beanFactory)::exists, conditions(beanFactory, context)) : pathRulesLeftOut(properties),
 					factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
@@ -160,14 +161,27 @@ public final class RateLimitWebAutoConfiguration {
 				planResolvers(beanFactory)::exists);
 	}
 
-	private static boolean servesWebRequests(ApplicationContext context) {
-		return context instanceof WebApplicationContext || context instanceof ReactiveWebApplicationContext;
+	/**
+	 * Whether the rules of {@code ratelimit.rules.*} have requests to apply to: those of a web application, or the
+	 * calls of a gRPC server (Spring gRPC on the classpath, gRPC services among the beans, the server not disabled),
+	 * as Spring Boot starts one.
+	 */
+	private static boolean servesRequests(ApplicationContext context, ListableBeanFactory beanFactory) {
+		if (context instanceof WebApplicationContext || context instanceof ReactiveWebApplicationContext) {
+			return true;
+		}
+		ClassLoader classLoader = RateLimitWebAutoConfiguration.class.getClassLoader();
+		return ClassUtils.isPresent("org.springframework.grpc.server.GlobalServerInterceptor", classLoader)
+				&& ClassUtils.isPresent("io.grpc.BindableService", classLoader)
+				&& context.getEnvironment().getProperty("spring.grpc.server.enabled", Boolean.class, true)
+				&& beanFactory.getBeanNamesForType(ClassUtils.resolveClassName("io.grpc.BindableService", classLoader),
+						false, false).length > 0;
 	}
 
 	/**
-	 * The rules of {@code ratelimit.rules.*} apply to web requests: an application that serves none (a worker that
-	 * shares the web application's configuration) leaves them out, and says so, rather than failing on their key
-	 * resolvers or conditions.
+	 * The rules of {@code ratelimit.rules.*} apply to web requests and gRPC calls: an application that serves none
+	 * (a worker that shares the web application's configuration) leaves them out, and says so, rather than failing
+	 * on their key resolvers or conditions.
 	 */
 	private static List<RateLimitRule> pathRulesLeftOut(RateLimitProperties properties) {
 		if (!properties.getRules().isEmpty()) {

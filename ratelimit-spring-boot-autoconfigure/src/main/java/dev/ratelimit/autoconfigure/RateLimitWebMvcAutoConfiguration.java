@@ -69,9 +69,10 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(ServletRateLimitSupport support,
-			RateLimitProperties properties) {
-		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(support));
+			RateLimitProperties properties, ListableBeanFactory beanFactory) {
+		// gRPC hosted in the servlet container: its calls are the gRPC interceptors', which answer in gRPC
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(support,
+				beanFactory.containsBean(RateLimitGrpcAutoConfiguration.BEFORE_AUTHENTICATION_INTERCEPTOR)));
 		registration.setOrder(properties.getFilter().getOrder());
 		registration.setDispatcherTypes(DispatcherType.REQUEST);
 		return registration;

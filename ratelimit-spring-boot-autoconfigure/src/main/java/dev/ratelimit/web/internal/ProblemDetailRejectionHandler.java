@@ -29,32 +29,18 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 	public ResponseEntity<ProblemDetail> handle(RateLimitRejection rejection) {
 		ProblemDetail problem;
 		if (rejection instanceof RateLimitRejection.Denied) {
-			problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN,
-					"Requests from this client address are denied.");
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN, detail(rejection));
 		}
 		else if (rejection instanceof RateLimitRejection.MissingKey missing) {
-			RateLimitRule rule = missing.rule();
-			problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-					"Rate limit '" + rule.name() + "' needs " + wanted(rule.key()) + "; send it and try again.");
-			problem.setProperty("missingKey", rule.key().spelling());
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail(rejection));
+			problem.setProperty("missingKey", missing.rule().key().spelling());
 		}
 		else if (rejection instanceof RateLimitRejection.Unavailable) {
-			problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-					"The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.");
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, detail(rejection));
 		}
 		else {
-			List<String> descriptions = new ArrayList<>();
-			List<String> names = new ArrayList<>();
-			for (AppliedLimit limit : rejection.violated()) {
-				descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per "
-						+ describe(limit.limit().window()));
-				names.add(limit.policy());
-			}
-			long retryAfter = rejection.retryAfterSeconds();
-			problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
-					((names.size() == 1) ? "Rate limit " : "Rate limits ") + String.join(" and ", descriptions)
-							+ " exceeded; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds."));
-			problem.setProperty("violatedPolicies", names);
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail(rejection));
+			problem.setProperty("violatedPolicies", rejection.violated().stream().map(AppliedLimit::policy).toList());
 		}
 		// RFC 9457's default type, named as clients of the first release read it
 		problem.setType(ABOUT_BLANK);
@@ -65,6 +51,32 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 			// a path that is no URI reference names no instance
 		}
 		return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+	}
+
+	/**
+	 * Says why a request is refused, in a sentence a client's developer reads: the problem's {@code detail}, and the
+	 * description of a refused gRPC call's status.
+	 * @param rejection why it is refused
+	 * @return the sentence
+	 */
+	public static String detail(RateLimitRejection rejection) {
+		if (rejection instanceof RateLimitRejection.Denied) {
+			return "Requests from this client address are denied.";
+		}
+		if (rejection instanceof RateLimitRejection.MissingKey missing) {
+			RateLimitRule rule = missing.rule();
+			return "Rate limit '" + rule.name() + "' needs " + wanted(rule.key()) + "; send it and try again.";
+		}
+		if (rejection instanceof RateLimitRejection.Unavailable) {
+			return "The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.";
+		}
+		List<String> descriptions = new ArrayList<>();
+		for (AppliedLimit limit : rejection.violated()) {
+			descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per " + describe(limit.limit().window()));
+		}
+		long retryAfter = rejection.retryAfterSeconds();
+		return ((descriptions.size() == 1) ? "Rate limit " : "Rate limits ") + String.join(" and ", descriptions)
+				+ " exceeded; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
 	}
 
 	/** What a request lacking the key should send. */

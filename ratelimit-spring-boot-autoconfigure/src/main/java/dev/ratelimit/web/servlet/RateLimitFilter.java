@@ -21,14 +21,39 @@ import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
  */
 public final class RateLimitFilter extends OncePerRequestFilter {
 
+	private static final String GRPC = "application/grpc";
+
 	private final ServletRateLimitSupport support;
+
+	private final boolean leavesGrpc;
 
 	/**
 	 * Creates a filter.
 	 * @param support applies the rules to servlet requests
 	 */
 	public RateLimitFilter(ServletRateLimitSupport support) {
+		this(support, false);
+	}
+
+	/**
+	 * Creates a filter.
+	 * @param support applies the rules to servlet requests
+	 * @param leavesGrpc whether it lets gRPC requests ({@code application/grpc}) through untouched, because the gRPC
+	 * server's interceptors limit their calls and answer refusals with gRPC statuses, which gRPC clients read (an
+	 * HTTP 429 reads as {@code UNAVAILABLE}, which they retry)
+	 */
+	public RateLimitFilter(ServletRateLimitSupport support, boolean leavesGrpc) {
 		this.support = support;
+		this.leavesGrpc = leavesGrpc;
+	}
+
+	@Override
+	protected boolean shouldNotFilter(HttpServletRequest request) {
+		if (!this.leavesGrpc) {
+			return false;
+		}
+		String contentType = request.getContentType();
+		return contentType != null && contentType.regionMatches(true, 0, GRPC, 0, GRPC.length());
 	}
 
 	@Override

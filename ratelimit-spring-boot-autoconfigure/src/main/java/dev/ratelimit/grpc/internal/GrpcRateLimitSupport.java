@@ -1,0 +1,183 @@
+package dev.ratelimit.grpc.internal;
+
+import java.util.List;
+import java.util.Objects;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.ForwardingServerCall;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.internal.ClientAddressResolver;
+import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.web.internal.StatusCharge;
+
+/**
+ * Applies rules to gRPC calls, for the two {@link dev.ratelimit.grpc.RateLimitServerInterceptor}s, by driving the
+ * {@link RateLimitFlow} with what is gRPC's own: the call's exchange, kept in its {@link Context} for the second
+ * turn and for the {@link dev.ratelimit.RateLimited} bean methods the service calls; the rate-limit values added to
+ * the response headers of an allowed call; a refused call closed with its status and trailers; the charges of
+ * {@code count-statuses} rules settled when the call closes, by the HTTP status its gRPC status stands for.
+ *
+ * @since 0.1.0
+ */
+public final class GrpcRateLimitSupport {
+
+	private static final Context.Key<GrpcExchange> EXCHANGE = Context.key("dev.ratelimit.grpc.exchange");
+
+	private final RateLimitFlow flow;
+
+	private final RateLimitRules rules;
+
+	private final ClientAddressResolver addresses;
+
+	/**
+	 * Creates the support.
+	 * @param flow takes each call through the rules
+	 * @param rules the rules in force, to know whether bean methods read the calls they are made in
+	 * @param addresses resolves client addresses
+	 */
+	public GrpcRateLimitSupport(RateLimitFlow flow, RateLimitRules rules, ClientAddressResolver addresses) {
+		this.flow = flow;
+		this.rules = rules;
+		this.addresses = addresses;
+	}
+
+	/**
+	 * Applies the rules that run before authentication to a call, and starts it when they allow it.
+	 * @param call the call
+	 * @param headers its metadata
+	 * @param next starts the call
+	 * @param <Q> the type of its requests
+	 * @param <R> the type of its responses
+	 * @return the call's listener; a refused call is closed already
+	 */
+	public <Q, R> ServerCall.Listener<Q> beforeAuthentication(ServerCall<Q, R> call, Metadata headers,
+			ServerCallHandler<Q, R> next) {
+		boolean before = this.flow.mayApplyBeforeAuthentication();
+		if (!before && !this.flow.mayApplyAfterAuthentication() && !this.rules.methodRulesReadRequests()) {
+			return next.startCall(call, headers);
+		}
+		GrpcExchange exchange = new GrpcExchange(call, headers, this.addresses);
+		if (before && !this.flow.beforeAuthentication(exchange).join()) {
+			return refuse(call, exchange);
+		}
+		return proceed(call, headers, next, exchange);
+	}
+
+	/**
+	 * Applies the rules that run once a call is authenticated (those keyed by {@code principal}), and starts it
+	 * when they allow it.
+	 * @param call the call
+	 * @param headers its metadata
+	 * @param next starts the call
+	 * @param <Q> the type of its requests
+	 * @param <R> the type of its responses
+	 * @return the call's listener; a refused call is closed already
+	 */
+	public <Q, R> ServerCall.Listener<Q> afterAuthentication(ServerCall<Q, R> call, Metadata headers,
+			ServerCallHandler<Q, R> next) {
+		if (!this.flow.mayApplyAfterAuthentication()) {
+			return next.startCall(call, headers);
+		}
+		GrpcExchange earlier = EXCHANGE.get();
+		GrpcExchange exchange = (earlier != null) ? earlier : new GrpcExchange(call, headers, this.addresses);
+		if (!this.flow.afterAuthentication(exchange).join()) {
+			return refuse(call, exchange);
+		}
+		// the first turn's call sends the headers of both
+		return (earlier != null) ? next.startCall(call, headers) : proceed(call, headers, next, exchange);
+	}
+
+	/**
+	 * Returns the call the calling thread serves, for the keys of {@link dev.ratelimit.RateLimited} bean methods that
+	 * a service calls: read only, never answered through.
+	 * @return the call, or {@code null} outside one (or when no rule reads it)
+	 */
+	public @Nullable RateLimitExchange currentRequest() {
+		return EXCHANGE.get();
+	}
+
+	/**
+	 * Turns the {@link RateLimitExceededException} of a limited bean method that a service called into the end of
+	 * its call, as the rules end a refused call: {@code RESOURCE_EXHAUSTED}, its retry delay, the rate-limit values
+	 * of the call's rules and of the limits that refused it.
+	 * @param failure what the service threw
+	 * @return the status and trailers, or {@code null} when the failure is no refusal
+	 */
+	public @Nullable StatusException refusal(Throwable failure) {
+		Throwable cause = failure;
+		while (cause != null && !(cause instanceof RateLimitExceededException)) {
+			cause = cause.getCause();
+		}
+		if (!(cause instanceof RateLimitExceededException refused)) {
+			return null;
+		}
+		GrpcExchange current = EXCHANGE.get();
+		GrpcExchange exchange = (current != null) ? current : new GrpcExchange(null, null, this.addresses);
+		this.flow.refuse(exchange, refused).join();
+		RateLimitRejection rejection = exchange.rejection();
+		return (rejection != null) ? GrpcRefusals.of(rejection, exchange) : null;
+	}
+
+	private <Q, R> ServerCall.Listener<Q> proceed(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next,
+			GrpcExchange exchange) {
+		Context context = Context.current().withValue(EXCHANGE, exchange);
+		return Contexts.interceptCall(context, new LimitedCall<>(call, exchange), headers, next);
+	}
+
+	private static <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, GrpcExchange exchange) {
+		// the flow answered a refusal before it returned false
+		StatusException end = GrpcRefusals.of(Objects.requireNonNull(exchange.rejection()), exchange);
+		Metadata trailers = end.getTrailers();
+		call.close(end.getStatus(), (trailers != null) ? trailers : new Metadata());
+		return new ServerCall.Listener<>() {
+		};
+	}
+
+	/**
+	 * A call the rules allowed: it sends the rate-limit values with its headers (or its trailers, when it ends
+	 * without headers), and settles its charges when it closes.
+	 */
+	private final class LimitedCall<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
+
+		private final GrpcExchange exchange;
+
+		private boolean headersSent;
+
+		LimitedCall(ServerCall<Q, R> call, GrpcExchange exchange) {
+			super(call);
+			this.exchange = exchange;
+		}
+
+		@Override
+		public void sendHeaders(Metadata headers) {
+			this.exchange.addHeadersTo(headers);
+			this.headersSent = true;
+			super.sendHeaders(headers);
+		}
+
+		@Override
+		public void close(Status status, Metadata trailers) {
+			if (!this.headersSent) {
+				this.exchange.addHeadersTo(trailers);
+			}
+			List<StatusCharge> charges = this.exchange.charges();
+			if (charges != null) {
+				GrpcRateLimitSupport.this.flow.settleAsync(charges, GrpcExchange.httpStatus(status.getCode()));
+			}
+			super.close(status, trailers);
+		}
+
+	}
+
+}
