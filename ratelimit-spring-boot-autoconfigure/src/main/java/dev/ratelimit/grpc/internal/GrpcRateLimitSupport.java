@@ -139,14 +139,20 @@ public final class GrpcRateLimitSupport {
 		// the flow answered a refusal before it returned false
 		StatusException end = GrpcRefusals.of(Objects.requireNonNull(exchange.rejection()), exchange);
 		Metadata trailers = end.getTrailers();
+		// headers, then the status in the trailers: gRPC hosted in Tomcat cannot end a call with its headers alone
+		// (the client reads "unexpected EOS on empty DATA frame" as INTERNAL). The rate-limit values go in both:
+		// Tomcat drops Retry-After from trailers, as HTTP allows no such field there.
+		Metadata headers = new Metadata();
+		exchange.addHeadersTo(headers);
+		call.sendHeaders(headers);
 		call.close(end.getStatus(), (trailers != null) ? trailers : new Metadata());
 		return new ServerCall.Listener<>() {
 		};
 	}
 
 	/**
-	 * A call the rules allowed: it sends the rate-limit values with its headers (or its trailers, when it ends
-	 * without headers), and settles its charges when it closes.
+	 * A call the rules allowed: it sends the rate-limit values with its headers (sent before it closes, if it has
+	 * sent none), and settles its charges when it closes.
 	 */
 	private final class LimitedCall<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
 
@@ -169,7 +175,9 @@ public final class GrpcRateLimitSupport {
 		@Override
 		public void close(Status status, Metadata trailers) {
 			if (!this.headersSent) {
-				this.exchange.addHeadersTo(trailers);
+				// a call that fails before its first message (a limited bean method refused it): its headers first,
+				// with the rate-limit values, as a refusal of the rules is sent
+				sendHeaders(new Metadata());
 			}
 			List<StatusCharge> charges = this.exchange.charges();
 			if (charges != null) {

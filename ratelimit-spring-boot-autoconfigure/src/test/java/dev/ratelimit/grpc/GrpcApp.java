@@ -1,0 +1,136 @@
+package dev.ratelimit.grpc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.rpc.RetryInfo;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A running application with gRPC services, and a real gRPC client (grpc-java over Netty, plaintext HTTP/2) on
+ * 127.0.0.1 to call them.
+ */
+final class GrpcApp implements AutoCloseable {
+
+	private final ConfigurableApplicationContext context;
+
+	private final ManagedChannel channel;
+
+	GrpcApp(ConfigurableApplicationContext context, int port) {
+		this.context = context;
+		this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+	}
+
+	ConfigurableApplicationContext context() {
+		return this.context;
+	}
+
+
+	/**
+	 * Makes a call, unary or server-streaming, and reads it to its end.
+	 * @param method the method
+	 * @param request the request message
+	 * @param metadata the call's headers
+	 * @return how it ended
+	 */
+	Reply call(MethodDescriptor<String, String> method, String request, Map<String, String> metadata) {
+		Metadata sent = new Metadata();
+		metadata.forEach((name, value) -> sent.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER), value));
+		AtomicReference<Metadata> headers = new AtomicReference<>();
+		AtomicReference<Metadata> trailers = new AtomicReference<>();
+		Channel channel = ClientInterceptors.intercept(this.channel, MetadataUtils.newAttachHeadersInterceptor(sent),
+				MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
+		CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
+		List<String> messages = new ArrayList<>();
+		try {
+			if (method.getType() == MethodDescriptor.MethodType.UNARY) {
+				messages.add(ClientCalls.blockingUnaryCall(channel, method, options, request));
+			}
+			else {
+				Iterator<String> responses = ClientCalls.blockingServerStreamingCall(channel, method, options, request);
+				responses.forEachRemaining(messages::add);
+			}
+			return new Reply(Status.Code.OK, messages, headers.get(), trailers.get(), null);
+		}
+		catch (StatusRuntimeException ex) {
+			return new Reply(ex.getStatus().getCode(), messages, headers.get(), ex.getTrailers(),
+					StatusProto.fromThrowable(ex));
+		}
+	}
+
+	Reply call(MethodDescriptor<String, String> method, String request) {
+		return call(method, request, Map.of());
+	}
+
+	@Override
+	public void close() {
+		this.channel.shutdownNow();
+		this.context.close();
+	}
+
+	/**
+	 * How a call ended.
+	 * @param code its status
+	 * @param messages the messages it received
+	 * @param headers its response headers, {@code null} when it had none (a refusal has trailers only)
+	 * @param trailers its trailers
+	 * @param details the {@code google.rpc.Status} of a failed call, when it has one
+	 */
+	record Reply(Status.Code code, List<String> messages, @Nullable Metadata headers, @Nullable Metadata trailers,
+			com.google.rpc.@Nullable Status details) {
+
+		@Nullable String header(String name) {
+			return (this.headers != null) ? this.headers.get(key(name)) : null;
+		}
+
+		@Nullable String trailer(String name) {
+			return (this.trailers != null) ? this.trailers.get(key(name)) : null;
+		}
+
+		/** The retry delay of the {@code google.rpc.RetryInfo} detail, {@code null} without one. */
+		@Nullable Duration retryDelay() {
+			if (this.details == null) {
+				return null;
+			}
+			for (Any detail : this.details.getDetailsList()) {
+				if (detail.is(RetryInfo.class)) {
+					try {
+						com.google.protobuf.Duration delay = detail.unpack(RetryInfo.class).getRetryDelay();
+						return Duration.ofSeconds(delay.getSeconds(), delay.getNanos());
+					}
+					catch (InvalidProtocolBufferException ex) {
+						throw new IllegalStateException(ex);
+					}
+				}
+			}
+			return null;
+		}
+
+		private static Metadata.Key<String> key(String name) {
+			return Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);
+		}
+
+	}
+
+}

@@ -1,0 +1,205 @@
+package dev.ratelimit.grpc;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.Map;
+
+import dev.ratelimit.testsupport.ClosedPort;
+import io.grpc.Status;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.grpc.server.GlobalServerInterceptor;
+import org.springframework.grpc.server.security.AuthenticationProcessInterceptor;
+import org.springframework.grpc.server.security.GrpcSecurity;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The rules on gRPC calls, made by a real grpc-java client against Spring Boot's gRPC server on 127.0.0.1 (its own
+ * Netty server, and gRPC hosted in Tomcat) with a real Redis: rules match full method names, refusals end with
+ * {@code RESOURCE_EXHAUSTED}, a {@code RetryInfo} and the rate-limit trailers (never the HTTP 429 that gRPC clients
+ * read as {@code UNAVAILABLE}), streaming calls are charged once, keys come from metadata, the peer and the
+ * principal Spring Security's gRPC authentication sets, and {@code fail-closed} ends calls with {@code UNAVAILABLE}.
+ */
+class RateLimitGrpcTests {
+
+	private static final Map<String, String> RULES = Map.ofEntries(
+			Map.entry("ratelimit.rules.hello.paths", "/test.Greeter/SayHello"),
+			Map.entry("ratelimit.rules.hello.key", "header:x-api-key"), Map.entry("ratelimit.rules.hello.limit", "2"),
+			Map.entry("ratelimit.rules.hello.window", "1m"), Map.entry("ratelimit.rules.count.paths", "/test.Greeter/C*"),
+			Map.entry("ratelimit.rules.count.limit", "2"), Map.entry("ratelimit.rules.count.window", "1m"),
+			Map.entry("ratelimit.rules.http.paths", "/http"), Map.entry("ratelimit.rules.http.limit", "1"),
+			Map.entry("ratelimit.rules.http.window", "1m"),
+			// what the servlet filter would match for a gRPC call (the path within the gRPC servlet's mapping), were
+			// it to take gRPC requests: it must leave them to the interceptors, whose paths are full method names
+			Map.entry("ratelimit.rules.servlet-path.paths", "/SayHello"),
+			Map.entry("ratelimit.rules.servlet-path.limit", "1"), Map.entry("ratelimit.rules.servlet-path.window", "1m"));
+
+	private static final Map<GrpcStack, GrpcApp> apps = new EnumMap<>(GrpcStack.class);
+
+	private static final Map<GrpcStack, GrpcApp> failClosedApps = new EnumMap<>(GrpcStack.class);
+
+	@AfterAll
+	static void stop() {
+		apps.values().forEach(GrpcApp::close);
+		failClosedApps.values().forEach(GrpcApp::close);
+	}
+
+	private static GrpcApp app(GrpcStack stack) {
+		return apps.computeIfAbsent(stack, (key) -> key.start(RULES));
+	}
+
+	@ParameterizedTest
+	@EnumSource(GrpcStack.class)
+	void refusesACallOverTheLimitOfItsMethodWithResourceExhaustedRetryInfoAndTrailers(GrpcStack stack) {
+		GrpcApp app = app(stack);
+		TestGreeter greeter = app.context().getBean(TestGreeter.class);
+		int before = greeter.received.get();
+		Map<String, String> alice = Map.of("x-api-key", "alice-" + stack);
+		GrpcApp.Reply first = app.call(TestGreeter.SAY_HELLO, "one", alice);
+		assertThat(first.code()).isEqualTo(Status.Code.OK);
+		assertThat(first.messages()).containsExactly("hello one");
+		// an allowed call carries the rate-limit values in its response headers
+		assertThat(first.header("ratelimit")).isEqualTo("\"hello\";r=1;t=60");
+		assertThat(first.header("ratelimit-policy")).isEqualTo("\"hello\";q=2;w=60");
+		assertThat(app.call(TestGreeter.SAY_HELLO, "two", alice).code()).isEqualTo(Status.Code.OK);
+		GrpcApp.Reply refused = app.call(TestGreeter.SAY_HELLO, "three", alice);
+		assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+		assertThat(refused.details()).isNotNull();
+		assertThat(refused.details().getMessage()).startsWith("Rate limit 'hello' of 2 per minute exceeded");
+		assertThat(refused.retryDelay()).isGreaterThan(Duration.ZERO).isLessThanOrEqualTo(Duration.ofMinutes(1));
+		assertThat(refused.trailer("ratelimit")).startsWith("\"hello\";r=0;t=");
+		assertThat(refused.trailer("ratelimit-policy")).isEqualTo("\"hello\";q=2;w=60");
+		// in the headers too, where Tomcat keeps Retry-After (HTTP allows it in no trailers)
+		assertThat(refused.header("ratelimit")).isEqualTo(refused.trailer("ratelimit"));
+		assertThat(Long.parseLong(refused.header("retry-after"))).isBetween(1L, 60L);
+		// the service never saw the refused call; another key has its own budget
+		assertThat(greeter.received.get() - before).isEqualTo(2);
+		assertThat(app.call(TestGreeter.SAY_HELLO, "four", Map.of("x-api-key", "bob-" + stack)).code())
+			.isEqualTo(Status.Code.OK);
+	}
+
+	@ParameterizedTest
+	@EnumSource(GrpcStack.class)
+	void chargesAStreamingCallOnceWhenItStarts(GrpcStack stack) {
+		GrpcApp app = app(stack);
+		// three messages each: a call charged per message would be refused at the second
+		assertThat(app.call(TestGreeter.COUNT, "a").messages()).containsExactly("a 1", "a 2", "a 3");
+		assertThat(app.call(TestGreeter.COUNT, "b").messages()).containsExactly("b 1", "b 2", "b 3");
+		GrpcApp.Reply refused = app.call(TestGreeter.COUNT, "c");
+		assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+		assertThat(refused.messages()).isEmpty();
+		assertThat(refused.details().getMessage()).startsWith("Rate limit 'count'");
+	}
+
+	@ParameterizedTest
+	@EnumSource(GrpcStack.class)
+	void endsACallRefusedByALimitedBeanMethodOfTheServiceWithResourceExhausted(GrpcStack stack) {
+		GrpcApp app = app(stack);
+		Map<String, String> key = Map.of("x-api-key", "sender-" + stack);
+		assertThat(app.call(TestGreeter.SEND, "one", key).messages()).containsExactly("sent one");
+		GrpcApp.Reply refused = app.call(TestGreeter.SEND, "two", key);
+		assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+		assertThat(refused.retryDelay()).isGreaterThan(Duration.ZERO);
+		assertThat(refused.trailer("ratelimit-policy")).contains(";q=1;w=60");
+		// the method's key is read from the call's metadata: another key has its own budget
+		assertThat(app.call(TestGreeter.SEND, "three", Map.of("x-api-key", "other-" + stack)).code())
+			.isEqualTo(Status.Code.OK);
+	}
+
+	@Test
+	void theServletFilterStillAnswersHttpRequestsBesideGrpc() throws Exception {
+		GrpcApp app = app(GrpcStack.SERVLET);
+		int port = ((org.springframework.boot.web.server.context.WebServerApplicationContext) app.context())
+			.getWebServer()
+			.getPort();
+		HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/http")).build();
+		assertThat(client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+		HttpResponse<String> refused = client.send(request, HttpResponse.BodyHandlers.ofString());
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+	}
+
+	@ParameterizedTest
+	@EnumSource(GrpcStack.class)
+	void failClosedEndsACallThatCannotBeDecidedWithUnavailable(GrpcStack stack) {
+		GrpcApp app = failClosedApps.computeIfAbsent(stack,
+				(key) -> key.start(Map.of("spring.data.redis.url", "redis://127.0.0.1:" + ClosedPort.reserve(),
+						"ratelimit.failure-mode", "fail-closed", "ratelimit.rules.hello.paths", "/test.Greeter/**",
+						"ratelimit.rules.hello.limit", "5", "ratelimit.rules.hello.window", "1m")));
+		GrpcApp.Reply refused = app.call(TestGreeter.SAY_HELLO, "one");
+		assertThat(refused.code()).isEqualTo(Status.Code.UNAVAILABLE);
+		assertThat(refused.details().getMessage()).contains("fail-closed");
+		assertThat(refused.retryDelay()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(app.context().getBean(TestGreeter.class).received.get()).isZero();
+	}
+
+	@Test
+	void appliesPrincipalRulesAfterSpringSecuritysGrpcAuthenticationAndTheOthersBeforeIt() {
+		try (GrpcApp app = GrpcStack.NETTY.start(SecuredApplication.class,
+				Map.of("ratelimit.rules.login.paths", "/test.Greeter/Whoami", "ratelimit.rules.login.limit", "4",
+						"ratelimit.rules.login.window", "1m", "ratelimit.rules.user.paths", "/test.Greeter/Whoami",
+						"ratelimit.rules.user.key", "principal", "ratelimit.rules.user.limit", "1",
+						"ratelimit.rules.user.window", "1m"))) {
+			Map<String, String> wrongPassword = basic("alice", "wrong");
+			GrpcApp.Reply unauthenticated = app.call(TestGreeter.WHOAMI, "", wrongPassword);
+			assertThat(unauthenticated.code()).isNotIn(Status.Code.OK, Status.Code.RESOURCE_EXHAUSTED);
+			assertThat(app.call(TestGreeter.WHOAMI, "", basic("alice", "secret")).messages()).containsExactly("alice");
+			// the principal's own budget, after authentication
+			GrpcApp.Reply second = app.call(TestGreeter.WHOAMI, "", basic("alice", "secret"));
+			assertThat(second.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+			assertThat(second.details().getMessage()).startsWith("Rate limit 'user'");
+			assertThat(app.call(TestGreeter.WHOAMI, "", basic("bob", "secret")).messages()).containsExactly("bob");
+			// the address's budget is spent (four calls): refused before authentication, whatever the credentials
+			GrpcApp.Reply refused = app.call(TestGreeter.WHOAMI, "", wrongPassword);
+			assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+			assertThat(refused.details().getMessage()).startsWith("Rate limit 'login'");
+		}
+	}
+
+	private static Map<String, String> basic(String user, String password) {
+		return Map.of("authorization", "Basic "
+				+ Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+	}
+
+	/** The test service behind Spring Security's gRPC authentication: {@code Whoami} needs an authenticated user. */
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(GrpcStack.Services.class)
+	static class SecuredApplication {
+
+		@Bean
+		InMemoryUserDetailsManager users() {
+			return new InMemoryUserDetailsManager(User.withUsername("alice").password("{noop}secret").build(),
+					User.withUsername("bob").password("{noop}secret").build());
+		}
+
+		@Bean
+		@GlobalServerInterceptor
+		AuthenticationProcessInterceptor grpcAuthentication(GrpcSecurity grpc) throws Exception {
+			return grpc
+				.authorizeRequests((requests) -> requests.methods("test.Greeter/Whoami").authenticated().allRequests().permitAll())
+				.httpBasic(Customizer.withDefaults())
+				.build();
+		}
+
+	}
+
+}

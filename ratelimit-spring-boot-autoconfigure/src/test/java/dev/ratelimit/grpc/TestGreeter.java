@@ -1,0 +1,107 @@
+package dev.ratelimit.grpc;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.grpc.BindableService;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ServerCalls;
+
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.util.ClassUtils;
+
+/**
+ * A gRPC service written by hand, without generated stubs: {@code test.Greeter} with a unary {@code SayHello}, a
+ * server-streaming {@code Count} (three messages), {@code Whoami} (the principal's name) and {@code Send} (calls
+ * {@link LimitedSender}, a bean whose method is limited). Messages are UTF-8 strings. It counts the calls its
+ * methods receive.
+ */
+public class TestGreeter implements BindableService {
+
+	static final MethodDescriptor.Marshaller<String> STRING = new MethodDescriptor.Marshaller<>() {
+
+		@Override
+		public InputStream stream(String value) {
+			return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+		}
+
+		@Override
+		public String parse(InputStream stream) {
+			try {
+				return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+	};
+
+	static final MethodDescriptor<String, String> SAY_HELLO = method("SayHello", MethodDescriptor.MethodType.UNARY);
+
+	static final MethodDescriptor<String, String> COUNT = method("Count", MethodDescriptor.MethodType.SERVER_STREAMING);
+
+	static final MethodDescriptor<String, String> WHOAMI = method("Whoami", MethodDescriptor.MethodType.UNARY);
+
+	static final MethodDescriptor<String, String> SEND = method("Send", MethodDescriptor.MethodType.UNARY);
+
+	final AtomicInteger received = new AtomicInteger();
+
+	private final LimitedSender sender;
+
+	TestGreeter(LimitedSender sender) {
+		this.sender = sender;
+	}
+
+	private static MethodDescriptor<String, String> method(String name, MethodDescriptor.MethodType type) {
+		return MethodDescriptor.<String, String>newBuilder()
+			.setType(type)
+			.setFullMethodName(MethodDescriptor.generateFullMethodName("test.Greeter", name))
+			.setRequestMarshaller(STRING)
+			.setResponseMarshaller(STRING)
+			.build();
+	}
+
+	@Override
+	public ServerServiceDefinition bindService() {
+		return ServerServiceDefinition.builder("test.Greeter")
+			.addMethod(SAY_HELLO, ServerCalls.asyncUnaryCall((request, response) -> {
+				this.received.incrementAndGet();
+				response.onNext("hello " + request);
+				response.onCompleted();
+			}))
+			.addMethod(COUNT, ServerCalls.asyncServerStreamingCall((request, response) -> {
+				this.received.incrementAndGet();
+				for (int i = 1; i <= 3; i++) {
+					response.onNext(request + " " + i);
+				}
+				response.onCompleted();
+			}))
+			.addMethod(WHOAMI, ServerCalls.asyncUnaryCall((request, response) -> {
+				this.received.incrementAndGet();
+				response.onNext(principal());
+				response.onCompleted();
+			}))
+			.addMethod(SEND, ServerCalls.asyncUnaryCall((request, response) -> {
+				this.received.incrementAndGet();
+				response.onNext(this.sender.send(request));
+				response.onCompleted();
+			}))
+			.build();
+	}
+
+	private static String principal() {
+		if (!ClassUtils.isPresent("org.springframework.security.core.context.SecurityContextHolder", null)) {
+			return "anonymous";
+		}
+		Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+		return (authentication != null) ? authentication.getName() : "anonymous";
+	}
+
+}
