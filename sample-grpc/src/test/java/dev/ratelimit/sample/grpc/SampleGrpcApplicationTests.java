@@ -1,0 +1,148 @@
+package dev.ratelimit.sample.grpc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import com.google.protobuf.Any;
+import com.google.rpc.RetryInfo;
+import dev.ratelimit.sample.grpc.proto.GreeterGrpc;
+import dev.ratelimit.sample.grpc.proto.HelloRequest;
+import dev.ratelimit.testsupport.RedisTestServer;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.MetadataUtils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.grpc.server.lifecycle.GrpcServerStartedEvent;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * The gRPC sample as its documentation's client transcript uses it: generated stubs over a real channel to the
+ * Netty gRPC server on 127.0.0.1, and a real Redis.
+ */
+@SpringBootTest(properties = { "spring.grpc.server.port=0", "spring.grpc.server.address=127.0.0.1" })
+class SampleGrpcApplicationTests {
+
+	@Autowired
+	private GrpcPort port;
+
+	private ManagedChannel channel;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
+		registry.add("ratelimit.key-prefix", () -> "sample-grpc-" + UUID.randomUUID().toString().substring(0, 8));
+	}
+
+	@BeforeEach
+	void connect() {
+		this.channel = ManagedChannelBuilder.forAddress("127.0.0.1", this.port.port.get()).usePlaintext().build();
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.channel.shutdownNow();
+	}
+
+	@Test
+	void sayHelloIsLimitedToThreeCallsPerMinutePerApiKey() throws Exception {
+		for (int i = 1; i <= 3; i++) {
+			assertThat(stub("key-a").sayHello(HelloRequest.newBuilder().setName("Ada").build()).getMessage())
+				.isEqualTo("Hello, Ada");
+		}
+		StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+				() -> stub("key-a").sayHello(HelloRequest.newBuilder().setName("Ada").build()));
+		assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+		assertThat(refused.getTrailers().get(Metadata.Key.of("ratelimit-policy", Metadata.ASCII_STRING_MARSHALLER)))
+			.isEqualTo("\"hello\";q=3;w=60");
+		assertThat(retryDelay(refused)).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1));
+		// another key has a budget of its own
+		assertThat(stub("key-b").sayHello(HelloRequest.newBuilder().setName("Bob").build()).getMessage())
+			.isEqualTo("Hello, Bob");
+	}
+
+	@Test
+	void aStreamingCallIsChargedOnceWhateverItCarries() {
+		AtomicReference<Metadata> headers = new AtomicReference<>();
+		AtomicReference<Metadata> trailers = new AtomicReference<>();
+		List<String> replies = new ArrayList<>();
+		GreeterGrpc.newBlockingStub(this.channel)
+			.withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
+			.withDeadlineAfter(10, TimeUnit.SECONDS)
+			.streamHellos(HelloRequest.newBuilder().setName("Ada").build())
+			.forEachRemaining((reply) -> replies.add(reply.getMessage()));
+		assertThat(replies).hasSize(3);
+		// one call charged of the address's ten, which the other test's calls share: read it rather than assume
+		String ratelimit = headers.get().get(Metadata.Key.of("ratelimit", Metadata.ASCII_STRING_MARSHALLER));
+		assertThat(ratelimit).contains("\"greeter\";r=");
+		int remaining = Integer.parseInt(ratelimit.replaceAll(".*\"greeter\";r=(\\d+).*", "$1"));
+		GreeterGrpc.newBlockingStub(this.channel)
+			.withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
+			.withDeadlineAfter(10, TimeUnit.SECONDS)
+			.streamHellos(HelloRequest.newBuilder().setName("Bob").build())
+			.forEachRemaining((reply) -> replies.add(reply.getMessage()));
+		String next = headers.get().get(Metadata.Key.of("ratelimit", Metadata.ASCII_STRING_MARSHALLER));
+		assertThat(Integer.parseInt(next.replaceAll(".*\"greeter\";r=(\\d+).*", "$1"))).isEqualTo(remaining - 1);
+	}
+
+	private GreeterGrpc.GreeterBlockingStub stub(String apiKey) {
+		Metadata metadata = new Metadata();
+		metadata.put(Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER), apiKey);
+		return GreeterGrpc.newBlockingStub(this.channel)
+			.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata))
+			.withDeadlineAfter(10, TimeUnit.SECONDS);
+	}
+
+	private static Duration retryDelay(StatusRuntimeException ex) throws Exception {
+		for (Any detail : StatusProto.fromThrowable(ex).getDetailsList()) {
+			if (detail.is(RetryInfo.class)) {
+				com.google.protobuf.Duration delay = detail.unpack(RetryInfo.class).getRetryDelay();
+				return Duration.ofSeconds(delay.getSeconds(), delay.getNanos());
+			}
+		}
+		return Duration.ZERO;
+	}
+
+	/** The port the gRPC server listens on, once started. */
+	static final class GrpcPort implements ApplicationListener<GrpcServerStartedEvent> {
+
+		final AtomicInteger port = new AtomicInteger();
+
+		@Override
+		public void onApplicationEvent(GrpcServerStartedEvent event) {
+			this.port.set(event.getPort());
+		}
+
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class PortConfiguration {
+
+		@Bean
+		GrpcPort grpcPort() {
+			return new GrpcPort();
+		}
+
+	}
+
+}
