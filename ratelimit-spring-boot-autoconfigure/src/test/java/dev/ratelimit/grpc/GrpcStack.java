@@ -6,6 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.testsupport.RedisTestServer;
+import dev.ratelimit.web.WebStack;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -64,6 +65,11 @@ enum GrpcStack {
 			all.put("server.port", "0");
 			all.put("server.http2.enabled", "true");
 		}
+		if (application == Application.class) {
+			all.put("spring.autoconfigure.exclude", String.join(",", WebStack.WITHOUT_SECURITY)
+					+ ",org.springframework.boot.grpc.server.autoconfigure.security.GrpcServerSecurityAutoConfiguration"
+					+ ",org.springframework.boot.grpc.server.autoconfigure.security.GrpcServerOAuth2ResourceServerAutoConfiguration");
+		}
 		all.putAll(properties);
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(application).sources(sources)
 			.web((this == NETTY) ? WebApplicationType.NONE : WebApplicationType.SERVLET)
@@ -86,16 +92,9 @@ enum GrpcStack {
 
 	}
 
-	// Spring Security is on the test class path for the tests that need it; these applications run without it
+	// without Spring Security, as WebStack's (see start)
 	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration(excludeName = {
-			"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
-			"org.springframework.boot.grpc.server.autoconfigure.security.GrpcServerSecurityAutoConfiguration",
-			"org.springframework.boot.grpc.server.autoconfigure.security.GrpcServerOAuth2ResourceServerAutoConfiguration" })
+	@EnableAutoConfiguration
 	@Import(Services.class)
 	static class Application {
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.web;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -25,6 +26,20 @@ public enum WebStack {
 	/** WebFlux on Reactor Netty: the two web filters. */
 	WEBFLUX(WebApplicationType.REACTIVE, ReactiveApplication.class);
 
+	/**
+	 * The auto-configurations of Spring Security, which is on the test class path for the tests that need it: the
+	 * stacks' applications run without them ({@code spring.autoconfigure.exclude}).
+	 */
+	public static final List<String> WITHOUT_SECURITY = List.of(
+			"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+			"org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
+			"org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration",
+			"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+			"org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration",
+			"org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
+			"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+			"org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration");
+
 	private final WebApplicationType type;
 
 	private final Class<?> application;
@@ -48,6 +63,7 @@ public enum WebStack {
 		all.put("ratelimit.key-prefix", name().toLowerCase() + "-" + UUID.randomUUID().toString().substring(0, 8));
 		// functional tests: a slow moment on a loaded machine must not turn a decision into fail-open
 		all.put("ratelimit.timeout", "5s");
+		all.put("spring.autoconfigure.exclude", String.join(",", WITHOUT_SECURITY));
 		all.putAll(properties);
 		return new StackApp(this, new SpringApplicationBuilder(this.application).sources(sources)
 			.web(this.type)
@@ -55,26 +71,16 @@ public enum WebStack {
 			.run());
 	}
 
-	// Spring Security is on the test class path for the tests that need it; these applications run without it
+	// without Spring Security: see WITHOUT_SECURITY
 	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration(excludeName = {
-			"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration" })
+	@EnableAutoConfiguration
 	@Import(StackEndpoints.class)
 	static class ServletApplication {
 
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration(excludeName = {
-			"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration",
-			"org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration" })
+	@EnableAutoConfiguration
 	@Import(StackEndpoints.class)
 	static class ReactiveApplication {
 

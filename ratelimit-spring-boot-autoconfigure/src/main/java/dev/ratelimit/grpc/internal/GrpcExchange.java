@@ -5,10 +5,8 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -26,6 +24,7 @@ import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.ClientAddressResolver;
+import dev.ratelimit.web.internal.ExchangeAttributes;
 import dev.ratelimit.web.internal.StatusCharge;
 
 /**
@@ -52,7 +51,7 @@ final class GrpcExchange implements RateLimitExchange {
 
 	private @Nullable String clientAddress;
 
-	private @Nullable Map<String, Object> attributes;
+	private final ExchangeAttributes attributes = new ExchangeAttributes();
 
 	private @Nullable HttpHeaders headers;
 
@@ -171,14 +170,11 @@ final class GrpcExchange implements RateLimitExchange {
 
 	@Override
 	public @Nullable Object getAttribute(String name) {
-		return (this.attributes != null) ? this.attributes.get(name) : null;
+		return this.attributes.get(name);
 	}
 
 	@Override
 	public void setAttribute(String name, Object value) {
-		if (this.attributes == null) {
-			this.attributes = new HashMap<>(4);
-		}
 		this.attributes.put(name, value);
 	}
 

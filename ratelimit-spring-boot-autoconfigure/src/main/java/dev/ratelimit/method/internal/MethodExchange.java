@@ -1,7 +1,5 @@
 package dev.ratelimit.method.internal;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -13,6 +11,7 @@ import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.web.internal.ExchangeAttributes;
 
 import org.springframework.expression.EvaluationContext;
 import org.springframework.http.HttpHeaders;
@@ -43,7 +42,7 @@ final class MethodExchange implements RateLimitExchange {
 
 	private final Executor executor;
 
-	private @Nullable Map<String, Object> attributes;
+	private final ExchangeAttributes attributes = new ExchangeAttributes();
 
 	private @Nullable RateLimitRejection rejection;
 
@@ -111,16 +110,13 @@ final class MethodExchange implements RateLimitExchange {
 
 	@Override
 	public @Nullable Object getAttribute(String name) {
-		Object own = (this.attributes != null) ? this.attributes.get(name) : null;
+		Object own = this.attributes.get(name);
 		// what the request's own rules marked (a client address on the allow list) holds for its calls too
 		return (own != null || this.request == null) ? own : this.request.getAttribute(name);
 	}
 
 	@Override
 	public void setAttribute(String name, Object value) {
-		if (this.attributes == null) {
-			this.attributes = new HashMap<>(4);
-		}
 		this.attributes.put(name, value);
 	}
 
