@@ -83,7 +83,7 @@ final class PropertyRules {
 	/**
 	 * Returns the limits of a rule or plan as configured: the short form, or several limits.
 	 */
-	private static List<LimitDefinition> definitions(String property, String prefix, RateLimitProperties.Limit limit,
+	static List<LimitDefinition> definitions(String property, String prefix, RateLimitProperties.Limit limit,
 			List<RateLimitProperties.Limit> several) {
 		List<LimitDefinition> limits = new ArrayList<>();
 		if (several.isEmpty()) {

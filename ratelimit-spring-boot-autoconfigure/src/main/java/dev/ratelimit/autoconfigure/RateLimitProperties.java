@@ -104,6 +104,12 @@ public class RateLimitProperties {
 	 */
 	private Map<String, Rule> rules = new LinkedHashMap<>();
 
+	/**
+	 * The limits of partners this application calls, by name; each applies to the calls of the RestClient,
+	 * WebClient and HTTP interface clients built from Spring Boot's builders whose URLs it covers.
+	 */
+	private Map<String, Client> clients = new LinkedHashMap<>();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -218,6 +224,14 @@ public class RateLimitProperties {
 
 	public void setRules(Map<String, Rule> rules) {
 		this.rules = rules;
+	}
+
+	public Map<String, Client> getClients() {
+		return this.clients;
+	}
+
+	public void setClients(Map<String, Client> clients) {
+		this.clients = clients;
 	}
 
 	/**
@@ -358,6 +372,80 @@ public class RateLimitProperties {
 
 		public void setLegacy(boolean legacy) {
 			this.legacy = legacy;
+		}
+
+	}
+
+	/**
+	 * A partner's limit on the calls this application makes to it, shared by every instance.
+	 */
+	public static class Client extends Limit {
+
+		/**
+		 * The calls the limit covers: URL patterns such as https://api.partner.example/** (scheme, host and port,
+		 * and a Spring path pattern; a host may start with *. for its subdomains).
+		 */
+		private List<String> urls = new ArrayList<>();
+
+		/**
+		 * Several limits, all charged or none, instead of limit, window and burst.
+		 */
+		private List<Limit> limits = new ArrayList<>();
+
+		/**
+		 * The algorithm; ratelimit.default-algorithm when not set.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * How long a call may wait for a permit before it fails with RateLimitExceededException; 0 fails at once.
+		 */
+		private Duration maxWait = Duration.ZERO;
+
+		/**
+		 * Whether a 429 or 503 with Retry-After, or a RateLimit header with r=0, from the partner blocks the budget
+		 * on every instance for as long as the partner says.
+		 */
+		private boolean learnFromResponses = true;
+
+		public List<String> getUrls() {
+			return this.urls;
+		}
+
+		public void setUrls(List<String> urls) {
+			this.urls = urls;
+		}
+
+		public List<Limit> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<Limit> limits) {
+			this.limits = limits;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
+		public boolean isLearnFromResponses() {
+			return this.learnFromResponses;
+		}
+
+		public void setLearnFromResponses(boolean learnFromResponses) {
+			this.learnFromResponses = learnFromResponses;
 		}
 
 	}

@@ -1,0 +1,140 @@
+package dev.ratelimit.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+
+import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
+import dev.ratelimit.client.RateLimitExchangeFilterFunction;
+import dev.ratelimit.client.internal.ClientMetrics;
+import dev.ratelimit.client.internal.MicrometerClientMetrics;
+import dev.ratelimit.client.internal.PartnerBudgets;
+import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.internal.RateLimitRules;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.webclient.WebClientCustomizer;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Limits the calls this application makes to partners ({@code ratelimit.clients.*}): each partner's budget, shared
+ * by every instance and decided on the same flow as the requests it serves, taken by every {@code RestClient},
+ * {@code WebClient} and HTTP interface client built from Spring Boot's builders (through their customizers).
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnBean(RateLimitFlow.class)
+public final class RateLimitClientAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	PartnerBudgets rateLimitPartnerBudgets(RateLimitProperties properties, RateLimitFlow flow, RateLimitRules rules,
+			ObjectProvider<ClientMetrics> metrics, ObjectProvider<Clock> clock, ConfigurableListableBeanFactory beanFactory,
+			ApplicationContext context) {
+		RateLimitRuleFactory factory = RateLimitWebAutoConfiguration.ruleFactory(properties, beanFactory, context);
+		PartnerBudgets.Builder budgets = PartnerBudgets.builder(flow, rules, metrics.getIfAvailable(() -> ClientMetrics.NONE),
+				clock.getIfUnique(Clock::systemUTC));
+		properties.getClients().forEach((name, client) -> add(budgets, factory, name, client));
+		return budgets.build();
+	}
+
+	/**
+	 * Adds a partner of {@code ratelimit.clients.<name>}, each of its errors naming its property and the fix.
+	 */
+	private static void add(PartnerBudgets.Builder budgets, RateLimitRuleFactory factory, String name,
+			RateLimitProperties.Client client) {
+		String property = "ratelimit.clients." + name;
+		List<String> urls = client.getUrls();
+		if (urls.isEmpty()) {
+			throw new InvalidConfigurationPropertyValueException(property + ".urls", null,
+					"give the URLs of the partner's calls it limits, such as https://api.partner.example/**");
+		}
+		for (int i = 0; i < urls.size(); i++) {
+			try {
+				PartnerBudgets.Builder.checkUrl(urls.get(i));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".urls[" + i + "]", urls.get(i),
+						String.valueOf(ex.getMessage()));
+			}
+		}
+		Duration maxWait = client.getMaxWait();
+		if (maxWait.isNegative()) {
+			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", maxWait,
+					"use 0 (the default) to fail at once when the budget is spent, or how long a call may wait");
+		}
+		RateLimitRule rule;
+		try {
+			rule = factory.forAttachment(name, PropertyRules.definitions(property, "", client, client.getLimits()),
+					client.getAlgorithm(), 1, property);
+		}
+		catch (InvalidRateLimitRuleException ex) {
+			String attribute = ex.getAttribute().equals("name") ? "" : "." + ex.getAttribute();
+			throw new InvalidConfigurationPropertyValueException(property + attribute, ex.getValue(), ex.getReason());
+		}
+		budgets.add(name, urls, rule, maxWait, client.isLearnFromResponses());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class MicrometerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ClientMetrics rateLimitClientMetrics(ObjectProvider<MeterRegistry> registry) {
+			MeterRegistry meters = registry.getIfUnique();
+			return (meters != null) ? new MicrometerClientMetrics(meters) : ClientMetrics.NONE;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RestClientCustomizer.class)
+	static class RestClientConfiguration {
+
+		@Bean
+		RestClientCustomizer rateLimitRestClientCustomizer(PartnerBudgets budgets) {
+			RateLimitClientHttpRequestInterceptor interceptor = new RateLimitClientHttpRequestInterceptor(budgets);
+			return (builder) -> {
+				if (!budgets.isEmpty()) {
+					builder.requestInterceptor(interceptor);
+				}
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ WebClientCustomizer.class, RateLimitExchangeFilterFunction.class,
+			org.springframework.web.reactive.function.client.ExchangeFilterFunction.class })
+	static class WebClientConfiguration {
+
+		@Bean
+		WebClientCustomizer rateLimitWebClientCustomizer(PartnerBudgets budgets) {
+			RateLimitExchangeFilterFunction filter = new RateLimitExchangeFilterFunction(budgets);
+			return (builder) -> {
+				if (!budgets.isEmpty()) {
+					builder.filter(filter);
+				}
+			};
+		}
+
+	}
+
+}

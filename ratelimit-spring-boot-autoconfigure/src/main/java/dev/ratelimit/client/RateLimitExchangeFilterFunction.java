@@ -1,0 +1,46 @@
+package dev.ratelimit.client;
+
+import dev.ratelimit.client.internal.PartnerBudget;
+import dev.ratelimit.client.internal.PartnerBudgets;
+import reactor.core.publisher.Mono;
+
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+
+/**
+ * Takes a permit from a partner's budget ({@code ratelimit.clients.<name>.*}) before each call of a
+ * {@code WebClient} (or HTTP interface client on one) whose URL the budget covers, as
+ * {@link RateLimitClientHttpRequestInterceptor} does, without holding a thread: neither while Redis answers nor while
+ * the call waits for a permit. A call that gets none within {@code max-wait} fails with
+ * {@link dev.ratelimit.RateLimitExceededException}. The starter adds it to every {@code WebClient.Builder} of
+ * Spring Boot.
+ *
+ * @since 0.1.0
+ */
+public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunction {
+
+	private final PartnerBudgets budgets;
+
+	/**
+	 * Creates the filter.
+	 * @param budgets the partners' budgets
+	 */
+	public RateLimitExchangeFilterFunction(PartnerBudgets budgets) {
+		this.budgets = budgets;
+	}
+
+	@Override
+	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+		PartnerBudget budget = this.budgets.find(request.url());
+		if (budget == null) {
+			return next.exchange(request);
+		}
+		return budget.takeAsync(request.method().name(), request.url())
+			.then(Mono.defer(() -> next.exchange(request)))
+			.flatMap((response) -> budget.learnAsync(response.statusCode().value(), response.headers().asHttpHeaders())
+				.thenReturn(response));
+	}
+
+}

@@ -1,0 +1,131 @@
+package dev.ratelimit.client.internal;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.BlockPolicy;
+import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.internal.RateLimitRules;
+
+/**
+ * The budgets of the partners this application calls, in the order of {@code ratelimit.clients.*}: a call is
+ * charged to the first that covers its URL.
+ *
+ * @since 0.1.0
+ */
+public final class PartnerBudgets {
+
+	/** How long the block that a refusal starts lasts: next to nothing, as the budget's refusals tell their wait. */
+	private static final BlockPolicy BLOCKS = BlockPolicy.of(Duration.ofMillis(1));
+
+	private final List<PartnerBudget> budgets;
+
+	private PartnerBudgets(List<PartnerBudget> budgets) {
+		this.budgets = List.copyOf(budgets);
+	}
+
+	/**
+	 * Returns the budget of a call.
+	 * @param url the call's URL
+	 * @return the first budget that covers it, or {@code null}
+	 */
+	public @Nullable PartnerBudget find(URI url) {
+		for (PartnerBudget budget : this.budgets) {
+			if (budget.covers(url)) {
+				return budget;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Returns whether there are no budgets: then no client needs an interceptor.
+	 * @return {@code true} without {@code ratelimit.clients.*}
+	 */
+	public boolean isEmpty() {
+		return this.budgets.isEmpty();
+	}
+
+	/**
+	 * Returns the budgets.
+	 * @return every budget, in order
+	 */
+	public List<PartnerBudget> budgets() {
+		return this.budgets;
+	}
+
+	/**
+	 * Starts building the budgets.
+	 * @param flow decides the calls
+	 * @param rules finds each rule's limiter, for the blocks the partners' answers start
+	 * @param metrics counts waits and the partners' refusals
+	 * @param clock reads the time of {@code Retry-After} dates
+	 * @return a builder
+	 */
+	public static Builder builder(RateLimitFlow flow, RateLimitRules rules, ClientMetrics metrics, Clock clock) {
+		return new Builder(flow, rules, metrics, clock);
+	}
+
+	/** Builds the budgets, one partner at a time. */
+	public static final class Builder {
+
+		private final RateLimitFlow flow;
+
+		private final RateLimitRules rules;
+
+		private final ClientMetrics metrics;
+
+		private final Clock clock;
+
+		private final List<PartnerBudget> budgets = new ArrayList<>();
+
+		private Builder(RateLimitFlow flow, RateLimitRules rules, ClientMetrics metrics, Clock clock) {
+			this.flow = flow;
+			this.rules = rules;
+			this.metrics = metrics;
+			this.clock = clock;
+		}
+
+		/**
+		 * Checks a URL pattern.
+		 * @param pattern the pattern, such as {@code https://api.partner.example/**}
+		 * @throws IllegalArgumentException saying what is wrong and how to write it
+		 */
+		public static void checkUrl(String pattern) {
+			UrlPattern.parse(pattern);
+		}
+
+		/**
+		 * Adds a partner.
+		 * @param name its name
+		 * @param urls the URL patterns of its calls, each valid ({@link #checkUrl})
+		 * @param rule the rule that decides its calls (its key is the partner's name)
+		 * @param maxWait how long a call may wait for a permit
+		 * @param learn whether its answers block the budget
+		 * @return this builder
+		 */
+		public Builder add(String name, List<String> urls, RateLimitRule rule, Duration maxWait, boolean learn) {
+			// blocks by hand (the partner's Retry-After) need the rule's limiter to block keys
+			RateLimitRule blocking = rule.toBuilder().block(BLOCKS).build();
+			this.budgets.add(new PartnerBudget(name, urls.stream().map(UrlPattern::parse).toList(), blocking, maxWait,
+					learn, this.flow, this.rules.limiter(blocking), this.metrics, this.clock));
+			return this;
+		}
+
+		/**
+		 * Returns the budgets.
+		 * @return the budgets, in the order they were added
+		 */
+		public PartnerBudgets build() {
+			return new PartnerBudgets(this.budgets);
+		}
+
+	}
+
+}

@@ -1,0 +1,122 @@
+package dev.ratelimit.client.internal;
+
+import java.net.URI;
+import java.util.Locale;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * The calls a partner's limit covers: a scheme, a host (or {@code *.} and a domain, for its subdomains), a port (the
+ * scheme's when not given) and a Spring path pattern, as in {@code https://api.partner.example/v2/**}. The query is
+ * never matched.
+ */
+final class UrlPattern {
+
+	private final String spelling;
+
+	private final String scheme;
+
+	private final String host;
+
+	private final boolean subdomains;
+
+	private final int port;
+
+	private final PathPattern path;
+
+	private UrlPattern(String spelling, String scheme, String host, boolean subdomains, int port, PathPattern path) {
+		this.spelling = spelling;
+		this.scheme = scheme;
+		this.host = host;
+		this.subdomains = subdomains;
+		this.port = port;
+		this.path = path;
+	}
+
+	/**
+	 * Parses a pattern.
+	 * @param spelling the pattern
+	 * @return the pattern
+	 * @throws IllegalArgumentException saying what is wrong and how to write it
+	 */
+	static UrlPattern parse(String spelling) {
+		String text = spelling.strip();
+		int separator = text.indexOf("://");
+		if (separator <= 0) {
+			throw new IllegalArgumentException("give the scheme, the host and a path pattern, such as "
+					+ "https://api.partner.example/**");
+		}
+		String scheme = text.substring(0, separator).toLowerCase(Locale.ROOT);
+		if (!scheme.equals("http") && !scheme.equals("https")) {
+			throw new IllegalArgumentException("the scheme must be http or https, but was " + scheme);
+		}
+		String rest = text.substring(separator + 3);
+		int slash = rest.indexOf('/');
+		String authority = ((slash < 0) ? rest : rest.substring(0, slash)).toLowerCase(Locale.ROOT);
+		String path = (slash < 0) ? "/**" : rest.substring(slash);
+		int colon = authority.lastIndexOf(':');
+		String host = authority;
+		int port = defaultPort(scheme);
+		if (colon > authority.lastIndexOf(']')) {
+			host = authority.substring(0, colon);
+			try {
+				port = Integer.parseInt(authority.substring(colon + 1));
+			}
+			catch (NumberFormatException ex) {
+				throw new IllegalArgumentException("the port must be a number, but was '" + authority.substring(colon + 1)
+						+ "'");
+			}
+		}
+		boolean subdomains = host.startsWith("*.");
+		if (subdomains) {
+			host = host.substring(1);
+		}
+		if (host.isEmpty() || host.equals(".") || host.contains("*")) {
+			throw new IllegalArgumentException("give a host, or *. and a domain for its subdomains, but was '"
+					+ authority + "'");
+		}
+		PathPattern pattern;
+		try {
+			pattern = PathPatternParser.defaultInstance.parse(path);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("the path '" + path + "' is no Spring path pattern: " + ex.getMessage());
+		}
+		return new UrlPattern(spelling, scheme, host, subdomains, port, pattern);
+	}
+
+	/**
+	 * Returns whether the pattern covers a call's URL.
+	 * @param url the call's URL
+	 * @return {@code true} when scheme, host, port and path match
+	 */
+	boolean matches(URI url) {
+		String scheme = url.getScheme();
+		String host = url.getHost();
+		if (scheme == null || host == null || !this.scheme.equalsIgnoreCase(scheme)) {
+			return false;
+		}
+		int port = (url.getPort() != -1) ? url.getPort() : defaultPort(this.scheme);
+		if (port != this.port) {
+			return false;
+		}
+		String lower = host.toLowerCase(Locale.ROOT);
+		if (this.subdomains ? !lower.endsWith(this.host) : !lower.equals(this.host)) {
+			return false;
+		}
+		String path = url.getRawPath();
+		return this.path.matches(PathContainer.parsePath((path == null || path.isEmpty()) ? "/" : path));
+	}
+
+	private static int defaultPort(String scheme) {
+		return scheme.equals("https") ? 443 : 80;
+	}
+
+	@Override
+	public String toString() {
+		return this.spelling;
+	}
+
+}

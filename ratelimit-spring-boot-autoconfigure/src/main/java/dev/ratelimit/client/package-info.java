@@ -1,0 +1,10 @@
+/**
+ * Rate limits on the calls this application makes to partners ({@code ratelimit.clients.*}): a
+ * {@link org.springframework.http.client.ClientHttpRequestInterceptor} for RestClient and HTTP interface clients, an
+ * {@link org.springframework.web.reactive.function.client.ExchangeFilterFunction} for WebClient, each call taking a
+ * permit from the budget every instance shares, and the partner's own refusals blocking it.
+ */
+@NullMarked
+package dev.ratelimit.client;
+
+import org.jspecify.annotations.NullMarked;
