@@ -59,13 +59,18 @@ class PropertiesDocumentationTests {
 	@Test
 	void describesEveryPropertyOfARule() throws IOException {
 		List<String> names = JsonPath.read(METADATA.toFile(), "$.properties[*].name");
-		for (Class<?> type : List.of(RateLimitProperties.Rule.class, RateLimitProperties.Limit.class)) {
-			for (java.lang.reflect.Field field : type.getDeclaredFields()) {
-				String kebab = field.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
-				assertThat(names).as("additional-spring-configuration-metadata.json describes %s", field.getName())
-					.contains("ratelimit.rules.*." + kebab);
+		Map<String, List<Class<?>>> maps = Map.of("ratelimit.rules.*.",
+				List.of(RateLimitProperties.Rule.class, RateLimitProperties.Limit.class), "ratelimit.clients.*.",
+				List.of(RateLimitProperties.Client.class, RateLimitProperties.Limit.class));
+		maps.forEach((prefix, types) -> {
+			for (Class<?> type : types) {
+				for (java.lang.reflect.Field field : type.getDeclaredFields()) {
+					String kebab = field.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+					assertThat(names).as("additional-spring-configuration-metadata.json describes %s", field.getName())
+						.contains(prefix + kebab);
+				}
 			}
-		}
+		});
 	}
 
 	static String render(List<Map<String, Object>> properties) {
@@ -79,7 +84,8 @@ class PropertiesDocumentationTests {
 		out.append("[← README](../README.md) · [rules](rules.md)\n\n");
 		out.append("Every property the starter reads, generated from the configuration metadata of its build. In\n")
 			.append("`ratelimit.rules.*.<property>`, `*` is the rule's name (`ratelimit.rules.api.limit`; a name with a\n")
-			.append("dot goes in brackets: `ratelimit.rules[orders.v2].limit`). Durations are written `500ms`, `30s`,\n")
+			.append("dot goes in brackets: `ratelimit.rules[orders.v2].limit`); in `ratelimit.clients.*.<property>`, the\n")
+			.append("partner's. Durations are written `500ms`, `30s`,\n")
 			.append("`1m`, `1h` or `PT1H`. An unknown `ratelimit.*` property stops the application at startup.\n\n");
 		out.append("| property | type | default | description |\n");
 		out.append("|---|---|---|---|\n");

@@ -118,6 +118,21 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void callsOutToThePartnerTakeItsBudgetAndLearnFromItsRefusal() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/api/rates/EUR").body()).isEqualTo("{\"currency\":\"EUR\",\"rate\":\"1.0842\"}");
+		}
+		// the partner allows 3 calls, not the 5 it told us: its third answer said so (RateLimit: r=0;t=10), which
+		// blocked the budget for 10 seconds on every instance. The fourth call never leaves; the caller gets our 429.
+		HttpResponse<String> blocked = get("/api/rates/EUR");
+		assertThat(blocked.statusCode()).isEqualTo(429);
+		assertThat(blocked.headers().firstValue("RateLimit-Policy")).hasValue("\"rates\";q=5;w=10");
+		assertThat(blocked.body()).contains("Rate limit 'rates' of 5 per 10 seconds exceeded");
+		this.clock.advance(Duration.ofSeconds(10));
+		assertThat(get("/api/rates/EUR").statusCode()).isEqualTo(200);
+	}
+
+	@Test
 	void annotatedReportsAllowTwoPerThirtySeconds() throws Exception {
 		assertThat(get("/reports").headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=2;w=30");
 		assertThat(get("/reports").statusCode()).isEqualTo(200);

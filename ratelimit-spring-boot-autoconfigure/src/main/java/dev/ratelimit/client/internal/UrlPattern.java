@@ -9,10 +9,12 @@ import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * The calls a partner's limit covers: a scheme, a host (or {@code *.} and a domain, for its subdomains), a port (the
- * scheme's when not given) and a Spring path pattern, as in {@code https://api.partner.example/v2/**}. The query is
- * never matched.
+ * scheme's when not given, {@code *} for any) and a Spring path pattern, as in
+ * {@code https://api.partner.example/v2/**}. The query is never matched.
  */
 final class UrlPattern {
+
+	private static final int ANY_PORT = -1;
 
 	private final String spelling;
 
@@ -22,6 +24,7 @@ final class UrlPattern {
 
 	private final boolean subdomains;
 
+	/** The port, {@link #ANY_PORT} for any. */
 	private final int port;
 
 	private final PathPattern path;
@@ -61,12 +64,12 @@ final class UrlPattern {
 		int port = defaultPort(scheme);
 		if (colon > authority.lastIndexOf(']')) {
 			host = authority.substring(0, colon);
+			String portText = authority.substring(colon + 1);
 			try {
-				port = Integer.parseInt(authority.substring(colon + 1));
+				port = portText.equals("*") ? ANY_PORT : Integer.parseInt(portText);
 			}
 			catch (NumberFormatException ex) {
-				throw new IllegalArgumentException("the port must be a number, but was '" + authority.substring(colon + 1)
-						+ "'");
+				throw new IllegalArgumentException("the port must be a number, or * for any, but was '" + portText + "'");
 			}
 		}
 		boolean subdomains = host.startsWith("*.");
@@ -99,7 +102,7 @@ final class UrlPattern {
 			return false;
 		}
 		int port = (url.getPort() != -1) ? url.getPort() : defaultPort(this.scheme);
-		if (port != this.port) {
+		if (this.port != ANY_PORT && port != this.port) {
 			return false;
 		}
 		String lower = host.toLowerCase(Locale.ROOT);
