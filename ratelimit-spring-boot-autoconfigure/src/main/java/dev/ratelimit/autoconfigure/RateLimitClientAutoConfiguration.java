@@ -82,13 +82,18 @@ public final class RateLimitClientAutoConfiguration {
 		RateLimitRule rule;
 		try {
 			rule = factory.forAttachment(name, PropertyRules.definitions(property, "", client, client.getLimits()),
-					client.getAlgorithm(), 1, property);
+					client.getAlgorithm(), 1, property + " (calls to " + String.join(", ", urls) + ")");
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			String attribute = ex.getAttribute().equals("name") ? "" : "." + ex.getAttribute();
 			throw new InvalidConfigurationPropertyValueException(property + attribute, ex.getValue(), ex.getReason());
 		}
-		budgets.add(name, urls, rule, maxWait, client.isLearnFromResponses());
+		try {
+			budgets.add(name, urls, rule, maxWait, client.isLearnFromResponses());
+		}
+		catch (InvalidRateLimitRuleException ex) {
+			throw new InvalidConfigurationPropertyValueException(property, name, ex.getReason());
+		}
 	}
 
 	@Configuration(proxyBeanMethods = false)

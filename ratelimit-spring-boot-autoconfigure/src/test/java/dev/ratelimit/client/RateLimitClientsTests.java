@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.client.internal.MicrometerClientMetrics;
 import dev.ratelimit.testsupport.RedisTestServer;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.internal.RateLimitRules;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -189,7 +191,25 @@ class RateLimitClientsTests {
 	}
 
 	@Test
+	void partnersAreListedWithTheRules() {
+		RateLimitRule rule = first.getBean(RateLimitRules.class).find(ClientStack.REST_CLIENT.prefix("shared"));
+		assertThat(rule).isNotNull();
+		assertThat(rule.source()).startsWith("ratelimit.clients.shared-rest-client (calls to http://127.0.0.1:");
+	}
+
+	@Test
 	void anInvalidClientStopsStartupNamingItsProperty() {
+		// a web application, whose property rules are in force
+		assertThatThrownBy(() -> new SpringApplicationBuilder(Application.class).web(WebApplicationType.SERVLET)
+			.properties(Map.of("server.address", "127.0.0.1", "server.port", "0", "spring.data.redis.url",
+					RedisTestServer.shared().url(), "ratelimit.rules.partner.paths", "/api/**",
+					"ratelimit.rules.partner.limit", "5", "ratelimit.rules.partner.window", "1s",
+					"ratelimit.clients.partner.urls", "https://api.partner.example/**", "ratelimit.clients.partner.limit",
+					"5", "ratelimit.clients.partner.window", "1s"))
+			.run())
+			.rootCause()
+			.hasMessageContaining("ratelimit.clients.partner")
+			.hasMessageContaining("already the name of the rule of ratelimit.rules.partner");
 		assertThatThrownBy(() -> start(Map.of("spring.data.redis.url", RedisTestServer.shared().url(),
 				"ratelimit.clients.partner.urls", "api.partner.example/**", "ratelimit.clients.partner.limit", "5",
 				"ratelimit.clients.partner.window", "1s")))

@@ -109,10 +109,13 @@ public final class PartnerBudgets {
 		 * @param maxWait how long a call may wait for a permit
 		 * @param learn whether its answers block the budget
 		 * @return this builder
+		 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when a rule already has the partner's name
 		 */
 		public Builder add(String name, List<String> urls, RateLimitRule rule, Duration maxWait, boolean learn) {
 			// blocks by hand (the partner's Retry-After) need the rule's limiter to block keys
 			RateLimitRule blocking = rule.toBuilder().block(BLOCKS).build();
+			// listed with the other rules: the endpoint reads, resets and blocks the budget by hand
+			this.rules.registerAttached(blocking);
 			this.budgets.add(new PartnerBudget(name, urls.stream().map(UrlPattern::parse).toList(), blocking, maxWait,
 					learn, this.flow, this.rules.limiter(blocking), this.metrics, this.clock));
 			return this;

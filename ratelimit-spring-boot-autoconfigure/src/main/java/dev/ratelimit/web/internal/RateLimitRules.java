@@ -184,6 +184,16 @@ public final class RateLimitRules {
 	}
 
 	/**
+	 * Checks and registers a rule that an entry point applies by itself (the budget of a partner this application
+	 * calls): it is listed with the others (the endpoint, the metrics) but never matched to a request.
+	 * @param rule the rule
+	 * @throws InvalidRateLimitRuleException when another rule has its name or its algorithm has no limiter
+	 */
+	public void registerAttached(RateLimitRule rule) {
+		register(rule);
+	}
+
+	/**
 	 * Logs, at most once a minute, that a rule's condition failed and the rule was applied.
 	 * @param rule the rule
 	 * @param ex the condition's failure
