@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
 import dev.ratelimit.client.RateLimitExchangeFilterFunction;
 import dev.ratelimit.client.internal.ClientMetrics;
@@ -79,6 +80,11 @@ public final class RateLimitClientAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", maxWait,
 					"use 0 (the default) to fail at once when the budget is spent, or how long a call may wait");
 		}
+		Duration maxLearnedBlock = client.getMaxLearnedBlock();
+		if (maxLearnedBlock.compareTo(Duration.ofMillis(1)) < 0) {
+			throw new InvalidConfigurationPropertyValueException(property + ".max-learned-block", maxLearnedBlock,
+					"use at least 1ms (1h by default), or learn-from-responses=false to learn nothing");
+		}
 		RateLimitRule rule;
 		try {
 			rule = factory.forAttachment(name, PropertyRules.definitions(property, "", client, client.getLimits()),
@@ -89,7 +95,8 @@ public final class RateLimitClientAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException(property + attribute, ex.getValue(), ex.getReason());
 		}
 		try {
-			budgets.add(name, urls, rule, maxWait, client.isLearnFromResponses());
+			budgets.add(name, urls, rule, maxWait, client.isLearnFromResponses(),
+					(maxLearnedBlock.compareTo(RateLimit.MAX_WINDOW) > 0) ? RateLimit.MAX_WINDOW : maxLearnedBlock);
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidConfigurationPropertyValueException(property, name, ex.getReason());

@@ -408,6 +408,12 @@ public class RateLimitProperties {
 		 */
 		private boolean learnFromResponses = true;
 
+		/**
+		 * The longest block a partner's answer starts: a Retry-After of days, from the partner or a proxy in between,
+		 * blocks the budget this long (and is logged).
+		 */
+		private Duration maxLearnedBlock = Duration.ofHours(1);
+
 		public List<String> getUrls() {
 			return this.urls;
 		}
@@ -446,6 +452,14 @@ public class RateLimitProperties {
 
 		public void setLearnFromResponses(boolean learnFromResponses) {
 			this.learnFromResponses = learnFromResponses;
+		}
+
+		public Duration getMaxLearnedBlock() {
+			return this.maxLearnedBlock;
+		}
+
+		public void setMaxLearnedBlock(Duration maxLearnedBlock) {
+			this.maxLearnedBlock = maxLearnedBlock;
 		}
 
 	}

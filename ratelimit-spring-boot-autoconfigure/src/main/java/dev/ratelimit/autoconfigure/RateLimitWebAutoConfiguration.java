@@ -171,8 +171,10 @@ public final class RateLimitWebAutoConfiguration {
 			return true;
 		}
 		ClassLoader classLoader = RateLimitWebAutoConfiguration.class.getClassLoader();
+		// the classes RateLimitGrpcAutoConfiguration needs, so that no rule is read for interceptors that are absent
 		return ClassUtils.isPresent("org.springframework.grpc.server.GlobalServerInterceptor", classLoader)
 				&& ClassUtils.isPresent("io.grpc.BindableService", classLoader)
+				&& ClassUtils.isPresent("io.grpc.protobuf.StatusProto", classLoader)
 				&& context.getEnvironment().getProperty("spring.grpc.server.enabled", Boolean.class, true)
 				&& beanFactory.getBeanNamesForType(ClassUtils.resolveClassName("io.grpc.BindableService", classLoader),
 						false, false).length > 0;

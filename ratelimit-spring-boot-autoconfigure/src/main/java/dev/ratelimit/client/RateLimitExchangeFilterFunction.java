@@ -40,7 +40,9 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 		return budget.takeAsync(request.method().name(), request.url())
 			.then(Mono.defer(() -> next.exchange(request)))
 			.flatMap((response) -> budget.learnAsync(response.statusCode().value(), response.headers().asHttpHeaders())
-				.thenReturn(response));
+				.thenReturn(response)
+				// cancelled while the budget is blocked: nobody will read the body, whose connection goes back
+				.doOnCancel(() -> response.releaseBody().subscribe()));
 	}
 
 }

@@ -24,14 +24,15 @@ import org.springframework.core.Ordered;
 public final class RateLimitServerInterceptor implements ServerInterceptor, Ordered {
 
 	/**
-	 * The order of the first turn: ahead of Spring Security's gRPC authentication ({@code -7}) and of the server's
-	 * observation ({@code 0}), so that a refused call costs neither.
+	 * The order of the first turn: ahead of the server's observation ({@code 0}), Spring gRPC's exception handling
+	 * ({@code 1}) and Spring Security's gRPC authentication ({@code 2}), so that a refused call costs none of them.
 	 */
 	public static final int BEFORE_AUTHENTICATION_ORDER = -20;
 
 	/**
-	 * The order of the second turn: behind Spring Security's gRPC authentication and the interceptor that carries the
-	 * servlet container's security context into gRPC calls ({@code 3}).
+	 * The order of the second turn: behind Spring Security's gRPC authentication ({@code 2}) and the interceptor that
+	 * carries the servlet container's security context into gRPC calls ({@code 3}); inside the exception handling,
+	 * which so ends the calls that {@link dev.ratelimit.RateLimited} bean methods refuse.
 	 */
 	public static final int AFTER_AUTHENTICATION_ORDER = 20;
 

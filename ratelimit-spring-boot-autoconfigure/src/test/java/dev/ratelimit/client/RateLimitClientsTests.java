@@ -67,6 +67,8 @@ class RateLimitClientsTests {
 			client(properties, stack.prefix("waiting"), "2", "1s", "5s", "gcra");
 			client(properties, stack.prefix("learning"), "100", "1m", "0s", "fixed-window");
 		}
+		client(properties, "capped", "100", "1m", "0s", "fixed-window");
+		properties.put("ratelimit.clients.capped.max-learned-block", "1s");
 		first = start(properties);
 		second = start(properties);
 	}
@@ -180,6 +182,18 @@ class RateLimitClientsTests {
 			.tag("status", "429")
 			.counter()
 			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void aPartnersWaitLongerThanMaxLearnedBlockBlocksTheBudgetThatLong() {
+		String url = partner.url("/capped/items");
+		partner.refuseNext("capped", 86_400);
+		assertThat(ClientStack.REST_CLIENT.call(first, url)).isEqualTo(429);
+		RateLimitExceededException blocked = catchThrowableOfType(RateLimitExceededException.class,
+				() -> ClientStack.REST_CLIENT.call(second, url));
+		assertThat(blocked.getRetryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).ignoreException(
+				RateLimitExceededException.class).until(() -> ClientStack.REST_CLIENT.call(second, url) == 200);
 	}
 
 	@Test

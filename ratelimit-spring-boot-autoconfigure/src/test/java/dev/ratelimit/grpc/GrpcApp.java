@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.google.protobuf.Any;
@@ -23,6 +26,7 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -48,7 +52,8 @@ final class GrpcApp implements AutoCloseable {
 
 
 	/**
-	 * Makes a call, unary or server-streaming, and reads it to its end.
+	 * Makes a call, unary, server-streaming or client-streaming (the request's comma-separated parts one message each),
+	 * and reads it to its end.
 	 * @param method the method
 	 * @param request the request message
 	 * @param metadata the call's headers
@@ -66,6 +71,42 @@ final class GrpcApp implements AutoCloseable {
 		try {
 			if (method.getType() == MethodDescriptor.MethodType.UNARY) {
 				messages.add(ClientCalls.blockingUnaryCall(channel, method, options, request));
+			}
+			else if (method.getType() == MethodDescriptor.MethodType.CLIENT_STREAMING) {
+				// the request's comma-separated parts, one message each
+				CompletableFuture<String> answer = new CompletableFuture<>();
+				StreamObserver<String> parts = ClientCalls.asyncClientStreamingCall(channel.newCall(method, options),
+						new StreamObserver<>() {
+
+							@Override
+							public void onNext(String value) {
+								answer.complete(value);
+							}
+
+							@Override
+							public void onError(Throwable failure) {
+								answer.completeExceptionally(failure);
+							}
+
+							@Override
+							public void onCompleted() {
+							}
+
+						});
+				for (String part : request.split(",")) {
+					parts.onNext(part);
+				}
+				parts.onCompleted();
+				try {
+					messages.add(answer.get(20, TimeUnit.SECONDS));
+				}
+				catch (ExecutionException ex) {
+					throw (ex.getCause() instanceof StatusRuntimeException status) ? status
+							: new IllegalStateException(ex.getCause());
+				}
+				catch (InterruptedException | TimeoutException ex) {
+					throw new IllegalStateException(ex);
+				}
 			}
 			else {
 				Iterator<String> responses = ClientCalls.blockingServerStreamingCall(channel, method, options, request);

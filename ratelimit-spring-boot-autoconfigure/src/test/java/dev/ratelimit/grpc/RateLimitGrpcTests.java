@@ -44,6 +44,8 @@ class RateLimitGrpcTests {
 			Map.entry("ratelimit.rules.hello.key", "header:x-api-key"), Map.entry("ratelimit.rules.hello.limit", "2"),
 			Map.entry("ratelimit.rules.hello.window", "1m"), Map.entry("ratelimit.rules.count.paths", "/test.Greeter/C*"),
 			Map.entry("ratelimit.rules.count.limit", "2"), Map.entry("ratelimit.rules.count.window", "1m"),
+			Map.entry("ratelimit.rules.uploads.paths", "/test.Greeter/Upload"),
+			Map.entry("ratelimit.rules.uploads.limit", "2"), Map.entry("ratelimit.rules.uploads.window", "1m"),
 			Map.entry("ratelimit.rules.http.paths", "/http"), Map.entry("ratelimit.rules.http.limit", "1"),
 			Map.entry("ratelimit.rules.http.window", "1m"),
 			// what the servlet filter would match for a gRPC call (the path within the gRPC servlet's mapping), were
@@ -110,6 +112,18 @@ class RateLimitGrpcTests {
 
 	@ParameterizedTest
 	@EnumSource(GrpcStack.class)
+	void chargesAClientStreamingCallOnceWhateverItSends(GrpcStack stack) {
+		GrpcApp app = app(stack);
+		// three messages each: a call charged per message would be refused at the first
+		assertThat(app.call(TestGreeter.UPLOAD, "a,b,c").messages()).containsExactly("3 parts");
+		assertThat(app.call(TestGreeter.UPLOAD, "d,e,f").messages()).containsExactly("3 parts");
+		GrpcApp.Reply refused = app.call(TestGreeter.UPLOAD, "g,h,i");
+		assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+		assertThat(refused.details().getMessage()).startsWith("Rate limit 'uploads'");
+	}
+
+	@ParameterizedTest
+	@EnumSource(GrpcStack.class)
 	void endsACallRefusedByALimitedBeanMethodOfTheServiceWithResourceExhausted(GrpcStack stack) {
 		GrpcApp app = app(stack);
 		Map<String, String> key = Map.of("x-api-key", "sender-" + stack);
@@ -124,13 +138,16 @@ class RateLimitGrpcTests {
 	}
 
 	@Test
-	void theServletFilterStillAnswersHttpRequestsBesideGrpc() throws Exception {
+	void theServletFilterStillAnswersHttpRequestsBesideGrpcWhateverTheirContentType() throws Exception {
 		GrpcApp app = app(GrpcStack.SERVLET);
 		int port = ((org.springframework.boot.web.server.context.WebServerApplicationContext) app.context())
 			.getWebServer()
 			.getPort();
 		HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/http")).build();
+		// a gRPC content type is the client's word: it does not take a request to another servlet past the filter
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/http"))
+			.header("Content-Type", "application/grpc")
+			.build();
 		assertThat(client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
 		HttpResponse<String> refused = client.send(request, HttpResponse.BodyHandlers.ofString());
 		assertThat(refused.statusCode()).isEqualTo(429);

@@ -11,6 +11,7 @@ import io.grpc.BindableService;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -18,7 +19,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * A gRPC service written by hand, without generated stubs: {@code test.Greeter} with a unary {@code SayHello}, a
- * server-streaming {@code Count} (three messages), {@code Whoami} (the principal's name) and {@code Send} (calls
+ * server-streaming {@code Count} (three messages), a client-streaming {@code Upload} (answers how many parts it
+ * received), {@code Whoami} (the principal's name) and {@code Send} (calls
  * {@link LimitedSender}, a bean whose method is limited). Messages are UTF-8 strings. It counts the calls its
  * methods receive.
  */
@@ -51,6 +53,8 @@ public class TestGreeter implements BindableService {
 
 	static final MethodDescriptor<String, String> SEND = method("Send", MethodDescriptor.MethodType.UNARY);
 
+	static final MethodDescriptor<String, String> UPLOAD = method("Upload", MethodDescriptor.MethodType.CLIENT_STREAMING);
+
 	final AtomicInteger received = new AtomicInteger();
 
 	private final LimitedSender sender;
@@ -82,6 +86,29 @@ public class TestGreeter implements BindableService {
 					response.onNext(request + " " + i);
 				}
 				response.onCompleted();
+			}))
+			.addMethod(UPLOAD, ServerCalls.asyncClientStreamingCall((response) -> {
+				this.received.incrementAndGet();
+				return new StreamObserver<String>() {
+
+					private int parts;
+
+					@Override
+					public void onNext(String part) {
+						this.parts++;
+					}
+
+					@Override
+					public void onError(Throwable failure) {
+					}
+
+					@Override
+					public void onCompleted() {
+						response.onNext(this.parts + " parts");
+						response.onCompleted();
+					}
+
+				};
 			}))
 			.addMethod(WHOAMI, ServerCalls.asyncUnaryCall((request, response) -> {
 				this.received.incrementAndGet();

@@ -46,6 +46,8 @@ public final class PartnerBudget {
 
 	private final boolean learn;
 
+	private final Duration maxLearnedBlock;
+
 	private final RateLimitFlow flow;
 
 	private final RateLimiter limiter;
@@ -57,13 +59,14 @@ public final class PartnerBudget {
 	private final String budgetId;
 
 	PartnerBudget(String name, List<UrlPattern> urls, RateLimitRule rule, Duration maxWait, boolean learn,
-			RateLimitFlow flow, RateLimiter limiter, ClientMetrics metrics, Clock clock) {
+			Duration maxLearnedBlock, RateLimitFlow flow, RateLimiter limiter, ClientMetrics metrics, Clock clock) {
 		this.name = name;
 		this.urls = List.copyOf(urls);
 		this.rule = rule;
 		this.rules = List.of(rule);
 		this.maxWaitNanos = maxWait.toNanos();
 		this.learn = learn;
+		this.maxLearnedBlock = maxLearnedBlock;
 		this.flow = flow;
 		this.limiter = limiter;
 		this.metrics = metrics;
@@ -111,13 +114,15 @@ public final class PartnerBudget {
 	 */
 	public void take(String method, URI url) {
 		long deadline = System.nanoTime() + this.maxWaitNanos;
+		boolean waited = false;
 		while (true) {
 			ClientExchange exchange = new ClientExchange(this.name, method, url, true);
 			if (this.flow.apply(exchange, this.rules).join()) {
 				return;
 			}
 			RateLimitRejection rejection = exchange.rejection();
-			Duration wait = waitFor(rejection, deadline);
+			Duration wait = waitFor(rejection, deadline, waited);
+			waited = true;
 			if (wait == null) {
 				throw refusal(rejection, exchange);
 			}
@@ -139,10 +144,10 @@ public final class PartnerBudget {
 	 * @return completes when the permit is taken; fails as {@link #take} throws
 	 */
 	public Mono<Void> takeAsync(String method, URI url) {
-		return Mono.defer(() -> attempt(method, url, System.nanoTime() + this.maxWaitNanos));
+		return Mono.defer(() -> attempt(method, url, System.nanoTime() + this.maxWaitNanos, false));
 	}
 
-	private Mono<Void> attempt(String method, URI url, long deadline) {
+	private Mono<Void> attempt(String method, URI url, long deadline, boolean waited) {
 		ClientExchange exchange = new ClientExchange(this.name, method, url, false);
 		// the decision may complete on Redis's I/O thread, which every other decision waits on: go on elsewhere
 		return Mono.fromFuture(() -> this.flow.apply(exchange, this.rules), true)
@@ -152,19 +157,19 @@ public final class PartnerBudget {
 					return Mono.empty();
 				}
 				RateLimitRejection rejection = exchange.rejection();
-				Duration wait = waitFor(rejection, deadline);
+				Duration wait = waitFor(rejection, deadline, waited);
 				if (wait == null) {
 					return Mono.error(refusal(rejection, exchange));
 				}
-				return Mono.delay(wait).then(Mono.defer(() -> attempt(method, url, deadline)));
+				return Mono.delay(wait).then(Mono.defer(() -> attempt(method, url, deadline, true)));
 			});
 	}
 
 	/**
-	 * Returns how long to wait before asking again, counted; {@code null} (counted as given up when the limits
-	 * refused) when the permit would come after the deadline, or never.
+	 * Returns how long to wait before asking again; {@code null} (counted as given up when the limits refused) when
+	 * the permit would come after the deadline, or never. A call's first wait is counted.
 	 */
-	private @Nullable Duration waitFor(@Nullable RateLimitRejection rejection, long deadline) {
+	private @Nullable Duration waitFor(@Nullable RateLimitRejection rejection, long deadline, boolean waited) {
 		if (!(rejection instanceof RateLimitRejection.Limited limited)) {
 			return null;
 		}
@@ -179,7 +184,9 @@ public final class PartnerBudget {
 			this.metrics.gaveUp(this.name);
 			return null;
 		}
-		this.metrics.waited(this.name);
+		if (!waited) {
+			this.metrics.waited(this.name);
+		}
 		return wait;
 	}
 
@@ -232,7 +239,14 @@ public final class PartnerBudget {
 
 	private void block(int status, Duration wait) {
 		this.metrics.partnerRefused(this.name, status);
-		Duration length = (wait.compareTo(RateLimit.MAX_WINDOW) > 0) ? RateLimit.MAX_WINDOW : wait;
+		Duration length = wait;
+		if (wait.compareTo(this.maxLearnedBlock) > 0) {
+			// a partner (or a proxy in between) that asks for hours would otherwise stop every instance that long
+			logger.warn("Partner '" + this.name + "' asked for " + wait.toSeconds() + " s without calls (status " + status
+					+ "); the budget is blocked for ratelimit.clients." + this.name + ".max-learned-block ("
+					+ RateLimit.label(this.maxLearnedBlock) + ")");
+			length = this.maxLearnedBlock;
+		}
 		try {
 			((BlockingRateLimiter) this.limiter).block(this.budgetId, length);
 		}

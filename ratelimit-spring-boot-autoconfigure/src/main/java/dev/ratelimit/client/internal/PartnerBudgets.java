@@ -108,16 +108,18 @@ public final class PartnerBudgets {
 		 * @param rule the rule that decides its calls (its key is the partner's name)
 		 * @param maxWait how long a call may wait for a permit
 		 * @param learn whether its answers block the budget
+		 * @param maxLearnedBlock the longest block its answers start, from 1 ms
 		 * @return this builder
 		 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when a rule already has the partner's name
 		 */
-		public Builder add(String name, List<String> urls, RateLimitRule rule, Duration maxWait, boolean learn) {
+		public Builder add(String name, List<String> urls, RateLimitRule rule, Duration maxWait, boolean learn,
+				Duration maxLearnedBlock) {
 			// blocks by hand (the partner's Retry-After) need the rule's limiter to block keys
-			RateLimitRule blocking = rule.toBuilder().block(BLOCKS).build();
-			// listed with the other rules: the endpoint reads, resets and blocks the budget by hand
-			this.rules.registerAttached(blocking);
-			this.budgets.add(new PartnerBudget(name, urls.stream().map(UrlPattern::parse).toList(), blocking, maxWait,
-					learn, this.flow, this.rules.limiter(blocking), this.metrics, this.clock));
+			RateLimitRule limited = learn ? rule.toBuilder().block(BLOCKS).build() : rule;
+			// listed with the other rules: the endpoint reads and resets the budget (and blocks it, when it learns)
+			this.rules.registerAttached(limited);
+			this.budgets.add(new PartnerBudget(name, urls.stream().map(UrlPattern::parse).toList(), limited, maxWait,
+					learn, maxLearnedBlock, this.flow, this.rules.limiter(limited), this.metrics, this.clock));
 			return this;
 		}
 

@@ -56,6 +56,10 @@ final class UrlPattern {
 			throw new IllegalArgumentException("the scheme must be http or https, but was " + scheme);
 		}
 		String rest = text.substring(separator + 3);
+		if (rest.indexOf('?') >= 0 || rest.indexOf('#') >= 0) {
+			throw new IllegalArgumentException("leave out the query and the fragment: they are never matched, and in a "
+					+ "path pattern ? stands for any character");
+		}
 		int slash = rest.indexOf('/');
 		String authority = ((slash < 0) ? rest : rest.substring(0, slash)).toLowerCase(Locale.ROOT);
 		String path = (slash < 0) ? "/**" : rest.substring(slash);

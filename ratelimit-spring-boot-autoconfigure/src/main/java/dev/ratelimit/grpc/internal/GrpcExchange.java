@@ -39,6 +39,10 @@ final class GrpcExchange implements RateLimitExchange {
 	private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
 			"org.springframework.security.core.context.SecurityContextHolder", GrpcExchange.class.getClassLoader());
 
+	/** Spring gRPC's security, which needs spring-security-config as well. */
+	static final boolean GRPC_SECURITY_PRESENT = SECURITY_PRESENT && ClassUtils
+		.isPresent("org.springframework.grpc.server.security.GrpcSecurity", GrpcExchange.class.getClassLoader());
+
 	private final @Nullable ServerCall<?, ?> call;
 
 	private final @Nullable Metadata metadata;

@@ -160,6 +160,8 @@ public final class GrpcRateLimitSupport {
 
 		private boolean headersSent;
 
+		private boolean closed;
+
 		LimitedCall(ServerCall<Q, R> call, GrpcExchange exchange) {
 			super(call);
 			this.exchange = exchange;
@@ -174,13 +176,20 @@ public final class GrpcRateLimitSupport {
 
 		@Override
 		public void close(Status status, Metadata trailers) {
-			if (!this.headersSent) {
+			if (this.closed) {
+				// a second close (an exception handler closing a call the service closed) fails below, settling nothing
+				super.close(status, trailers);
+				return;
+			}
+			this.closed = true;
+			if (!this.headersSent && !isCancelled()) {
 				// a call that fails before its first message (a limited bean method refused it): its headers first,
 				// with the rate-limit values, as a refusal of the rules is sent
 				sendHeaders(new Metadata());
 			}
 			List<StatusCharge> charges = this.exchange.charges();
-			if (charges != null) {
+			// a call the client cancelled keeps its charges, as an abandoned HTTP request does
+			if (charges != null && !isCancelled()) {
 				GrpcRateLimitSupport.this.flow.settleAsync(charges, GrpcExchange.httpStatus(status.getCode()));
 			}
 			super.close(status, trailers);

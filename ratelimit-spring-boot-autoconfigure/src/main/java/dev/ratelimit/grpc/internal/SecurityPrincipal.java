@@ -19,7 +19,7 @@ final class SecurityPrincipal {
 
 	/** Returns the name, or {@code null} when the call is anonymous. */
 	static @Nullable String name() {
-		SecurityContext context = GrpcSecurity.SECURITY_CONTEXT_KEY.get();
+		SecurityContext context = GrpcExchange.GRPC_SECURITY_PRESENT ? GrpcSecurity.SECURITY_CONTEXT_KEY.get() : null;
 		if (context == null) {
 			context = SecurityContextHolder.getContext();
 		}

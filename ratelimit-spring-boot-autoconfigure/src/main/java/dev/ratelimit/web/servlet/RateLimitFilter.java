@@ -4,6 +4,8 @@ import java.io.IOException;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRegistration;
+import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -23,6 +25,9 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 
 	private static final String GRPC = "application/grpc";
 
+	/** The servlet of grpc-java that hosts gRPC services in the servlet container. */
+	private static final String GRPC_SERVLET = "io.grpc.servlet.jakarta.GrpcServlet";
+
 	private final ServletRateLimitSupport support;
 
 	private final boolean leavesGrpc;
@@ -38,22 +43,34 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 	/**
 	 * Creates a filter.
 	 * @param support applies the rules to servlet requests
-	 * @param leavesGrpc whether it lets gRPC requests ({@code application/grpc}) through untouched, because the gRPC
-	 * server's interceptors limit their calls and answer refusals with gRPC statuses, which gRPC clients read (an
-	 * HTTP 429 reads as {@code UNAVAILABLE}, which they retry)
+	 * @param leavesGrpc whether it lets the requests of gRPC hosted in the servlet container ({@code application/grpc}
+	 * to grpc-java's {@code GrpcServlet}) through untouched, because the gRPC server's interceptors limit their calls
+	 * and answer refusals with gRPC statuses, which gRPC clients read (an HTTP 429 reads as {@code UNAVAILABLE}, which
+	 * they retry)
 	 */
 	public RateLimitFilter(ServletRateLimitSupport support, boolean leavesGrpc) {
 		this.support = support;
 		this.leavesGrpc = leavesGrpc;
 	}
 
+	/**
+	 * Leaves a gRPC call to the gRPC interceptors: a request with a gRPC content type that the container maps to
+	 * the gRPC servlet. The content type alone is the client's word: a request to any other servlet is filtered
+	 * whatever it says.
+	 */
 	@Override
 	protected boolean shouldNotFilter(HttpServletRequest request) {
 		if (!this.leavesGrpc) {
 			return false;
 		}
 		String contentType = request.getContentType();
-		return contentType != null && contentType.regionMatches(true, 0, GRPC, 0, GRPC.length());
+		if (contentType == null || !contentType.regionMatches(true, 0, GRPC, 0, GRPC.length())) {
+			return false;
+		}
+		HttpServletMapping mapping = request.getHttpServletMapping();
+		ServletRegistration servlet = (mapping != null)
+				? request.getServletContext().getServletRegistration(mapping.getServletName()) : null;
+		return servlet != null && GRPC_SERVLET.equals(servlet.getClassName());
 	}
 
 	@Override

@@ -42,6 +42,8 @@ class UrlPatternTests {
 			.withMessageContaining("http or https");
 		assertThatIllegalArgumentException().isThrownBy(() -> UrlPattern.parse("https://partner.example:x/"))
 			.withMessageContaining("port");
+		assertThatIllegalArgumentException().isThrownBy(() -> UrlPattern.parse("https://partner.example/search?q=*"))
+			.withMessageContaining("leave out the query");
 		assertThatIllegalArgumentException().isThrownBy(() -> UrlPattern.parse("https://api*.example/"))
 			.withMessageContaining("*. and a domain");
 	}
