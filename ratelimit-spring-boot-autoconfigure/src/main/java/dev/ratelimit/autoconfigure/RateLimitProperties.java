@@ -379,23 +379,13 @@ public class RateLimitProperties {
 	/**
 	 * A partner's limit on the calls this application makes to it, shared by every instance.
 	 */
-	public static class Client extends Limit {
+	public static class Client extends Budget {
 
 		/**
 		 * The calls the limit covers: URL patterns such as https://api.partner.example/** (scheme, host and port,
 		 * and a Spring path pattern; a host may start with *. for its subdomains).
 		 */
 		private List<String> urls = new ArrayList<>();
-
-		/**
-		 * Several limits, all charged or none, instead of limit, window and burst.
-		 */
-		private List<Limit> limits = new ArrayList<>();
-
-		/**
-		 * The algorithm; ratelimit.default-algorithm when not set.
-		 */
-		private @Nullable Algorithm algorithm;
 
 		/**
 		 * How long a call may wait for a permit before it fails with RateLimitExceededException; 0 fails at once.
@@ -420,22 +410,6 @@ public class RateLimitProperties {
 
 		public void setUrls(List<String> urls) {
 			this.urls = urls;
-		}
-
-		public List<Limit> getLimits() {
-			return this.limits;
-		}
-
-		public void setLimits(List<Limit> limits) {
-			this.limits = limits;
-		}
-
-		public @Nullable Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(@Nullable Algorithm algorithm) {
-			this.algorithm = algorithm;
 		}
 
 		public Duration getMaxWait() {
@@ -467,10 +441,17 @@ public class RateLimitProperties {
 	/**
 	 * The limits of one plan of a rule: limit, window and burst, or several limits.
 	 */
-	public static class Plan extends Limit {
+	public static class Plan extends Limits {
+
+	}
+
+	/**
+	 * Limits: limit, window and burst (the short form for a single limit), or several limits.
+	 */
+	public static class Limits extends Limit {
 
 		/**
-		 * Several limits for the plan, all charged or none, instead of limit, window and burst.
+		 * Several limits, all charged or none, instead of limit, window and burst.
 		 */
 		private List<Limit> limits = new ArrayList<>();
 
@@ -480,6 +461,26 @@ public class RateLimitProperties {
 
 		public void setLimits(List<Limit> limits) {
 			this.limits = limits;
+		}
+
+	}
+
+	/**
+	 * The limits of a budget (a rule's, a partner's) and the algorithm that decides it.
+	 */
+	public static class Budget extends Limits {
+
+		/**
+		 * The algorithm; ratelimit.default-algorithm when not set.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
 		}
 
 	}
@@ -561,7 +562,7 @@ public class RateLimitProperties {
 	/**
 	 * One named rule; its limit, window and burst are the short form for a single limit.
 	 */
-	public static class Rule extends Limit {
+	public static class Rule extends Budget {
 
 		/**
 		 * Spring path patterns the rule applies to, such as /api/**.
@@ -572,16 +573,6 @@ public class RateLimitProperties {
 		 * HTTP methods the rule applies to; all methods when empty.
 		 */
 		private List<String> methods = new ArrayList<>();
-
-		/**
-		 * Several limits charged all or nothing, instead of limit, window and burst.
-		 */
-		private List<Limit> limits = new ArrayList<>();
-
-		/**
-		 * Algorithm of the rule; ratelimit.default-algorithm when not set.
-		 */
-		private @Nullable Algorithm algorithm;
 
 		/**
 		 * Whose budget a request charges: ip, header:Name, param:name, principal or bean:name.
@@ -673,22 +664,6 @@ public class RateLimitProperties {
 
 		public void setMethods(List<String> methods) {
 			this.methods = methods;
-		}
-
-		public List<Limit> getLimits() {
-			return this.limits;
-		}
-
-		public void setLimits(List<Limit> limits) {
-			this.limits = limits;
-		}
-
-		public @Nullable Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(@Nullable Algorithm algorithm) {
-			this.algorithm = algorithm;
 		}
 
 		public String getKey() {

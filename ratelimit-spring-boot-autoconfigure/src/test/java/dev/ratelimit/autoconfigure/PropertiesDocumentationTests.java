@@ -59,11 +59,11 @@ class PropertiesDocumentationTests {
 	@Test
 	void describesEveryPropertyOfARule() throws IOException {
 		List<String> names = JsonPath.read(METADATA.toFile(), "$.properties[*].name");
-		Map<String, List<Class<?>>> maps = Map.of("ratelimit.rules.*.",
-				List.of(RateLimitProperties.Rule.class, RateLimitProperties.Limit.class), "ratelimit.clients.*.",
-				List.of(RateLimitProperties.Client.class, RateLimitProperties.Limit.class));
-		maps.forEach((prefix, types) -> {
-			for (Class<?> type : types) {
+		Map<String, Class<?>> maps = Map.of("ratelimit.rules.*.", RateLimitProperties.Rule.class, "ratelimit.clients.*.",
+				RateLimitProperties.Client.class);
+		maps.forEach((prefix, leaf) -> {
+			// the type's own fields and those it inherits (limits, algorithm, limit, window, burst)
+			for (Class<?> type = leaf; type != Object.class; type = type.getSuperclass()) {
 				for (java.lang.reflect.Field field : type.getDeclaredFields()) {
 					String kebab = field.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
 					assertThat(names).as("additional-spring-configuration-metadata.json describes %s", field.getName())

@@ -8,16 +8,14 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.internal.ExchangeAttributes;
+import dev.ratelimit.web.internal.DetachedExchange;
 
 /**
  * One call out to a partner as the {@link dev.ratelimit.web.RateLimitFlow} reads it: every call of a partner charges
  * one budget, the partner's, whoever makes it; a refusal is kept for the budget to wait or fail.
  */
-final class ClientExchange implements RateLimitExchange {
+final class ClientExchange extends DetachedExchange {
 
 	/** The client address of every call out: budgets are the partner's, not a caller's. */
 	static final String NO_CLIENT = "none";
@@ -29,10 +27,6 @@ final class ClientExchange implements RateLimitExchange {
 	private final URI url;
 
 	private final boolean mayBlock;
-
-	private final ExchangeAttributes attributes = new ExchangeAttributes();
-
-	private @Nullable RateLimitRejection rejection;
 
 	ClientExchange(String partner, String method, URI url, boolean mayBlock) {
 		this.partner = partner;
@@ -68,28 +62,8 @@ final class ClientExchange implements RateLimitExchange {
 	}
 
 	@Override
-	public String remoteAddress() {
-		return "";
-	}
-
-	@Override
-	public @Nullable String header(String name) {
-		return null;
-	}
-
-	@Override
 	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
 		return CompletableFuture.completedFuture(this.partner);
-	}
-
-	@Override
-	public @Nullable Object getAttribute(String name) {
-		return this.attributes.get(name);
-	}
-
-	@Override
-	public void setAttribute(String name, Object value) {
-		this.attributes.put(name, value);
 	}
 
 	@Override
@@ -100,17 +74,6 @@ final class ClientExchange implements RateLimitExchange {
 	@Override
 	public void writeHeaders(HttpHeaders headers) {
 		// a call out has no response of ours to write them to
-	}
-
-	@Override
-	public CompletableFuture<Void> reject(RateLimitRejection rejection) {
-		this.rejection = rejection;
-		return CompletableFuture.completedFuture(null);
-	}
-
-	/** Returns why the flow refused the call, once it has. */
-	@Nullable RateLimitRejection rejection() {
-		return this.rejection;
 	}
 
 }

@@ -19,12 +19,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.ClassUtils;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.internal.ExchangeAttributes;
+import dev.ratelimit.web.internal.DetachedExchange;
 import dev.ratelimit.web.internal.StatusCharge;
 
 /**
@@ -34,7 +32,7 @@ import dev.ratelimit.web.internal.StatusCharge;
  * Security's. Decided on the thread gRPC starts the call on (the server's executor), which may block. What the flow
  * writes (headers, a refusal, charges to settle) is kept for the interceptors to send.
  */
-final class GrpcExchange implements RateLimitExchange {
+final class GrpcExchange extends DetachedExchange {
 
 	private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
 			"org.springframework.security.core.context.SecurityContextHolder", GrpcExchange.class.getClassLoader());
@@ -55,11 +53,7 @@ final class GrpcExchange implements RateLimitExchange {
 
 	private @Nullable String clientAddress;
 
-	private final ExchangeAttributes attributes = new ExchangeAttributes();
-
 	private @Nullable HttpHeaders headers;
-
-	private @Nullable RateLimitRejection rejection;
 
 	private @Nullable List<StatusCharge> charges;
 
@@ -173,16 +167,6 @@ final class GrpcExchange implements RateLimitExchange {
 	}
 
 	@Override
-	public @Nullable Object getAttribute(String name) {
-		return this.attributes.get(name);
-	}
-
-	@Override
-	public void setAttribute(String name, Object value) {
-		this.attributes.put(name, value);
-	}
-
-	@Override
 	public boolean mayBlock() {
 		return true;
 	}
@@ -193,12 +177,6 @@ final class GrpcExchange implements RateLimitExchange {
 	}
 
 	@Override
-	public CompletableFuture<Void> reject(RateLimitRejection rejection) {
-		this.rejection = rejection;
-		return CompletableFuture.completedFuture(null);
-	}
-
-	@Override
 	public void settleAfter(List<StatusCharge> charges) {
 		if (this.charges == null) {
 			this.charges = new ArrayList<>(charges);
@@ -206,11 +184,6 @@ final class GrpcExchange implements RateLimitExchange {
 		else {
 			this.charges.addAll(charges);
 		}
-	}
-
-	/** Returns why the flow refused the call, once it has. */
-	@Nullable RateLimitRejection rejection() {
-		return this.rejection;
 	}
 
 	/** Returns the charges of {@code count-statuses} rules, settled when the call closes. */

@@ -8,10 +8,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.internal.ExchangeAttributes;
+import dev.ratelimit.web.internal.DetachedExchange;
 
 import org.springframework.expression.EvaluationContext;
 import org.springframework.http.HttpHeaders;
@@ -22,7 +21,7 @@ import org.springframework.http.server.PathContainer;
  * it: SpEL keys from the call's arguments, the other keys from the web request the call is made in (none outside
  * one), and a refusal kept for the interceptor to throw instead of written as a response.
  */
-final class MethodExchange implements RateLimitExchange {
+final class MethodExchange extends DetachedExchange {
 
 	/**
 	 * The client address of a call made outside a web request: every such call of a rule keyed by {@code ip}
@@ -42,10 +41,6 @@ final class MethodExchange implements RateLimitExchange {
 
 	private final Executor executor;
 
-	private final ExchangeAttributes attributes = new ExchangeAttributes();
-
-	private @Nullable RateLimitRejection rejection;
-
 	MethodExchange(LimitedMethod method, Supplier<EvaluationContext> context, @Nullable RateLimitExchange request,
 			boolean mayBlock, Executor executor) {
 		this.method = method;
@@ -53,11 +48,6 @@ final class MethodExchange implements RateLimitExchange {
 		this.request = request;
 		this.mayBlock = mayBlock;
 		this.executor = executor;
-	}
-
-	/** Returns why the flow refused the call, once it has. */
-	@Nullable RateLimitRejection rejection() {
-		return this.rejection;
 	}
 
 	@Override
@@ -110,14 +100,9 @@ final class MethodExchange implements RateLimitExchange {
 
 	@Override
 	public @Nullable Object getAttribute(String name) {
-		Object own = this.attributes.get(name);
+		Object own = super.getAttribute(name);
 		// what the request's own rules marked (a client address on the allow list) holds for its calls too
 		return (own != null || this.request == null) ? own : this.request.getAttribute(name);
-	}
-
-	@Override
-	public void setAttribute(String name, Object value) {
-		this.attributes.put(name, value);
 	}
 
 	@Override
@@ -127,7 +112,7 @@ final class MethodExchange implements RateLimitExchange {
 
 	@Override
 	public CompletableFuture<Void> blocking(Runnable task) {
-		return this.mayBlock ? RateLimitExchange.super.blocking(task) : CompletableFuture.runAsync(task, this.executor);
+		return this.mayBlock ? super.blocking(task) : CompletableFuture.runAsync(task, this.executor);
 	}
 
 	/**
@@ -149,12 +134,6 @@ final class MethodExchange implements RateLimitExchange {
 	@Override
 	public void writeHeaders(HttpHeaders headers) {
 		// a call has no response of its own; a refusal carries its limits in the exception
-	}
-
-	@Override
-	public CompletableFuture<Void> reject(RateLimitRejection rejection) {
-		this.rejection = rejection;
-		return CompletableFuture.completedFuture(null);
 	}
 
 }

@@ -1,0 +1,57 @@
+package dev.ratelimit.web.internal;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitRejection;
+
+/**
+ * An exchange that is no web request of the application's own (a bean method's call, a gRPC call, a call out to a
+ * partner): its attributes are kept here, it has no headers or peer unless it says otherwise, and a refusal is kept
+ * for its entry point to answer (throw, close the call, wait) rather than written as a response.
+ *
+ * @since 0.1.0
+ */
+public abstract class DetachedExchange implements RateLimitExchange {
+
+	private final ExchangeAttributes attributes = new ExchangeAttributes();
+
+	private @Nullable RateLimitRejection rejection;
+
+	/**
+	 * Returns why the flow refused the exchange, once it has.
+	 * @return the refusal, or {@code null}
+	 */
+	public @Nullable RateLimitRejection rejection() {
+		return this.rejection;
+	}
+
+	@Override
+	public String remoteAddress() {
+		return "";
+	}
+
+	@Override
+	public @Nullable String header(String name) {
+		return null;
+	}
+
+	@Override
+	public @Nullable Object getAttribute(String name) {
+		return this.attributes.get(name);
+	}
+
+	@Override
+	public void setAttribute(String name, Object value) {
+		this.attributes.put(name, value);
+	}
+
+	@Override
+	public CompletableFuture<Void> reject(RateLimitRejection rejection) {
+		this.rejection = rejection;
+		return CompletableFuture.completedFuture(null);
+	}
+
+}
