@@ -1,5 +1,7 @@
 package dev.ratelimit.web.internal;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
@@ -16,7 +18,8 @@ import dev.ratelimit.web.RateLimitRejection;
  */
 public abstract class DetachedExchange implements RateLimitExchange {
 
-	private final ExchangeAttributes attributes = new ExchangeAttributes();
+	/** Made at the first attribute: most exchanges get none. */
+	private @Nullable Map<String, Object> attributes;
 
 	private @Nullable RateLimitRejection rejection;
 
@@ -40,12 +43,18 @@ public abstract class DetachedExchange implements RateLimitExchange {
 
 	@Override
 	public @Nullable Object getAttribute(String name) {
-		return this.attributes.get(name);
+		Map<String, Object> attributes = this.attributes;
+		return (attributes != null) ? attributes.get(name) : null;
 	}
 
 	@Override
 	public void setAttribute(String name, Object value) {
-		this.attributes.put(name, value);
+		Map<String, Object> attributes = this.attributes;
+		if (attributes == null) {
+			attributes = new HashMap<>(4);
+			this.attributes = attributes;
+		}
+		attributes.put(name, value);
 	}
 
 	@Override
