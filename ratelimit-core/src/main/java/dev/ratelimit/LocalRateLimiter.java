@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
@@ -25,6 +26,12 @@ public final class LocalRateLimiter implements RateLimiter {
 
 	/** How many of the least recently used windows eviction looks at for one to drop. */
 	static final int EVICTION_SCAN = 64;
+
+	/** The start of the keys slots of work in flight are counted under, apart from permits. */
+	private static final String SLOTS = "slots\u0000";
+
+	/** The longest a refused slot is told to wait. */
+	private static final Duration SLOT_RETRY = Duration.ofSeconds(1);
 
 	private final int maxKeys;
 
@@ -83,6 +90,38 @@ public final class LocalRateLimiter implements RateLimiter {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Takes a slot of work in flight in this instance's memory: a key's slots are counted in a window as long as
+	 * the lease, opened by its first slot, and given back by {@link RateLimitSlot#close()}. A renewal keeps nothing
+	 * more (a slot held past its window no longer counts), which is close enough for a failure mode.
+	 */
+	@Override
+	public RateLimitSlot tryAcquireSlot(String key, long limit, Duration lease) {
+		if (key == null) {
+			throw new IllegalArgumentException("key must not be null");
+		}
+		RateLimit concurrency = RateLimitSlot.concurrency(limit, lease);
+		RateLimitDecision decision = decide(SLOTS + key, List.of(concurrency), 1, true).get(0);
+		if (decision.allowed()) {
+			return RateLimitSlot.held(this, key, concurrency, RateLimitSlot.newId(), decision);
+		}
+		// slots are given back long before the window ends: retry soon
+		Duration retry = (decision.retryAfter().compareTo(SLOT_RETRY) < 0) ? decision.retryAfter() : SLOT_RETRY;
+		return RateLimitSlot.unheld(key, concurrency,
+				RateLimitDecision.rejected(limit, decision.remaining(), retry, decision.resetAfter()));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> renewSlotAsync(RateLimitSlot slot) {
+		return CompletableFuture.completedFuture(!slot.released());
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseSlotAsync(RateLimitSlot slot) {
+		refund(SLOTS + slot.key(), List.of(slot.concurrency()), 1);
+		return CompletableFuture.completedFuture(null);
 	}
 
 	private List<RateLimitDecision> decide(String key, List<RateLimit> limits, long permits, boolean charge) {

@@ -45,6 +45,16 @@ public final class RateLimitKeys {
 	}
 
 	/**
+	 * Returns the key under which an in-memory limiter holds slots of work in flight for {@code id} while Redis
+	 * cannot, as {@link #local(Algorithm, String)} does for permits.
+	 * @param id the caller's key
+	 * @return the key
+	 */
+	public static String localSlots(String id) {
+		return "concurrency:" + segment(id);
+	}
+
+	/**
 	 * Returns a short fingerprint of a key for logs: the first 12 hex digits of its SHA-256, so that log
 	 * lines can be matched up without showing addresses or API keys.
 	 * @param key the key

@@ -235,6 +235,64 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Tries to take a slot of work in flight for {@code key}: at most {@code limit} slots of a key are held at
+	 * once, each until it is {@linkplain RateLimitSlot#close() closed} or its {@code lease} ends without a
+	 * {@linkplain RateLimitSlot#renew() renewal}. The Redis limiters hold slots in Redis, so that the limit holds
+	 * across every instance, and the slots of an instance that crashed come back when their leases end.
+	 * @param key whose slots are counted, any string
+	 * @param limit how many slots a key may hold at once, at least 1
+	 * @param lease how long a slot is held without a renewal, from 1 ms
+	 * @return the slot; {@link RateLimitSlot#acquired()} tells whether it was granted
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws RateLimiterUnavailableException when no decision could be reached
+	 * @throws UnsupportedOperationException when the limiter cannot hold slots (this default)
+	 * @since 0.1.0
+	 */
+	default RateLimitSlot tryAcquireSlot(String key, long limit, Duration lease) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot hold slots of work in flight");
+	}
+
+	/**
+	 * Tries to take a slot of work in flight as {@link #tryAcquireSlot} does, without making the caller wait for
+	 * Redis. This default takes it in the calling thread.
+	 * @param key whose slots are counted, any string
+	 * @param limit how many slots a key may hold at once, at least 1
+	 * @param lease how long a slot is held without a renewal, from 1 ms
+	 * @return the slot, completed exceptionally with {@link RateLimiterUnavailableException} when no decision could
+	 * be reached
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws UnsupportedOperationException when the limiter cannot hold slots
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<RateLimitSlot> tryAcquireSlotAsync(String key, long limit, Duration lease) {
+		return inCallingThread(() -> tryAcquireSlot(key, limit, lease));
+	}
+
+	/**
+	 * Holds a slot this limiter granted for another lease from now: what {@link RateLimitSlot#renewAsync()} calls.
+	 * @param slot the slot
+	 * @return completes with whether the slot is still held ({@code false} when its lease had ended), exceptionally
+	 * with {@link RateLimiterUnavailableException} when the limiter could not be asked
+	 * @throws UnsupportedOperationException when the limiter cannot hold slots (this default)
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<Boolean> renewSlotAsync(RateLimitSlot slot) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot hold slots of work in flight");
+	}
+
+	/**
+	 * Gives back a slot this limiter granted: what {@link RateLimitSlot#releaseAsync()} calls, once per slot.
+	 * @param slot the slot
+	 * @return completes when given back, exceptionally with {@link RateLimiterUnavailableException} when the
+	 * limiter could not be asked
+	 * @throws UnsupportedOperationException when the limiter cannot hold slots (this default)
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<Void> releaseSlotAsync(RateLimitSlot slot) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot hold slots of work in flight");
+	}
+
+	/**
 	 * Returns a limiter that decides as this one does and blocks the keys it refuses: from a refusal on,
 	 * every call for the key is refused, without being charged, until the block ends ({@code policy}).
 	 * The Redis limiters keep blocks in Redis, so that every instance refuses the key.

@@ -1,7 +1,10 @@
 package dev.ratelimit;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -59,14 +62,65 @@ public final class RateLimiters {
 	}
 
 	/**
-	 * One call of several decided together.
+	 * One call of several decided together: permits under limits, or a slot of work in flight
+	 * ({@link #slot(RateLimiter, String, long, Duration)}).
 	 *
 	 * @param limiter the limiter
 	 * @param key whose budget it charges
-	 * @param limits the limits
-	 * @param permits how many permits it takes
+	 * @param limits the limits; for a slot, one: the slots a key may hold and their lease
+	 * @param permits how many permits it takes; 1 for a slot
+	 * @param slotId the id of the slot it takes, or {@code null} for a call that takes permits
 	 */
-	public record Call(RateLimiter limiter, String key, List<RateLimit> limits, long permits) {
+	public record Call(RateLimiter limiter, String key, List<RateLimit> limits, long permits, @Nullable String slotId) {
+
+		/**
+		 * Creates a call that takes permits.
+		 * @param limiter the limiter
+		 * @param key whose budget it charges
+		 * @param limits the limits
+		 * @param permits how many permits it takes
+		 */
+		public Call(RateLimiter limiter, String key, List<RateLimit> limits, long permits) {
+			this(limiter, key, limits, permits, null);
+		}
+
+		/**
+		 * Returns a call that takes a slot of work in flight, as {@link RateLimiter#tryAcquireSlot} does.
+		 * @param limiter the limiter
+		 * @param key whose slots are counted
+		 * @param limit how many slots a key may hold at once
+		 * @param lease how long a slot is held without a renewal
+		 * @return the call; {@link #slot(List)} turns its decision into the slot
+		 * @throws IllegalArgumentException when an argument is invalid
+		 */
+		public static Call slot(RateLimiter limiter, String key, long limit, Duration lease) {
+			return new Call(limiter, key, List.of(RateLimitSlot.concurrency(limit, lease)), 1, RateLimitSlot.newId());
+		}
+
+		/**
+		 * Returns whether this call takes a slot of work in flight.
+		 * @return {@code true} for a call made by {@link #slot(RateLimiter, String, long, Duration)}
+		 */
+		public boolean takesSlot() {
+			return this.slotId != null;
+		}
+
+		/**
+		 * Returns the slot this call took, from its decisions: held when granted.
+		 * @param decisions the call's decisions, as {@link RateLimiters#tryAcquireTogether} returned them
+		 * @return the slot
+		 * @throws IllegalStateException when this call takes no slot
+		 */
+		public RateLimitSlot slot(List<RateLimitDecision> decisions) {
+			String id = this.slotId;
+			if (id == null) {
+				throw new IllegalStateException("this call takes permits, not a slot");
+			}
+			RateLimitDecision decision = decisions.get(0);
+			return decision.allowed() ? RateLimitSlot.held(this.limiter, this.key, this.limits.get(0), id, decision)
+					: RateLimitSlot.unheld(this.key, this.limits.get(0), decision);
+		}
+
 	}
 
 	/**

@@ -41,7 +41,7 @@ final class RedisGuard {
 	 */
 	<T> CompletableFuture<T> decide(Attempt<T> attempt, boolean async) {
 		LocalDenialCache denials = this.denialCache;
-		if (denials == null) {
+		if (denials == null || !attempt.remembers()) {
 			return fromRedis(attempt, async, null, 0);
 		}
 		String denialKey = attempt.denialKey();
@@ -152,6 +152,14 @@ final class RedisGuard {
 	 * @param <T> the decisions the call comes to
 	 */
 	abstract static class Attempt<T> {
+
+		/**
+		 * Whether the denial cache takes part: not for slots of work in flight, which are given back long before
+		 * a refusal's retry time.
+		 */
+		boolean remembers() {
+			return true;
+		}
 
 		/** The key the denial cache knows the call by. */
 		abstract String denialKey();

@@ -14,6 +14,7 @@ import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.RateLimiters;
@@ -48,11 +49,15 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	/** Reads and changes a key's state outside a decision. */
 	private final KeyState state;
 
+	/** The keys of slots of work in flight: {@code <prefix>:concurrency:<id>}, whatever the algorithm. */
+	private final RedisKeys slotKeys;
+
 	private RedisRateLimiter(Builder builder) {
 		this.script = new LimiterScript(builder.algorithm, builder.keyPrefix, builder.runner, builder.clock);
 		this.guard = new RedisGuard(builder.circuitBreaker, builder.denialCache, builder.fallback);
 		this.prepared = new PreparedLimits(builder.algorithm);
 		this.state = new KeyState(this.script, this.prepared, builder.denialCache);
+		this.slotKeys = new RedisKeys(builder.keyPrefix, "concurrency");
 	}
 
 	/** A limiter like {@code limiter} that blocks refused keys: its keys always carry a hash tag. */
@@ -61,6 +66,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 		this.guard = limiter.guard;
 		this.prepared = limiter.prepared;
 		this.state = limiter.state.blocking(this.script);
+		this.slotKeys = limiter.slotKeys;
 	}
 
 	/**
@@ -217,6 +223,74 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	}
 
 	/**
+	 * Takes a slot of work in flight ({@link RateLimiter#tryAcquireSlot}) in one script call: the slots of a key
+	 * are a sorted set {@code <prefix>:concurrency:<id>} of slot ids scored by the end of their leases, whatever
+	 * the limiter's algorithm. Through the circuit breaker and, while Redis cannot decide, the fallback (a
+	 * {@link dev.ratelimit.LocalRateLimiter} holds slots in this instance's memory); never through the denial
+	 * cache.
+	 * @throws RateLimiterUnavailableException when Redis cannot decide and there is no fallback
+	 */
+	@Override
+	public RateLimitSlot tryAcquireSlot(String key, long limit, Duration lease) {
+		return Futures.join(slot(key, limit, lease, false));
+	}
+
+	/**
+	 * Takes a slot of work in flight as {@link #tryAcquireSlot} does, without holding the caller's thread while
+	 * Redis answers.
+	 */
+	@Override
+	public CompletableFuture<RateLimitSlot> tryAcquireSlotAsync(String key, long limit, Duration lease) {
+		return CallerLoops.backOnCaller(slot(key, limit, lease, true));
+	}
+
+	private CompletableFuture<RateLimitSlot> slot(String key, long limit, Duration lease, boolean async) {
+		Assert.notNull(key, "key must not be null");
+		RateLimit concurrency = RateLimitSlot.concurrency(limit, lease);
+		return this.guard.decide(new SlotCall(this, key, concurrency, RateLimitSlot.newId()), async);
+	}
+
+	@Override
+	public CompletableFuture<Boolean> renewSlotAsync(RateLimitSlot slot) {
+		return slotScript(slot, "renew").thenApply((held) -> held);
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseSlotAsync(RateLimitSlot slot) {
+		return slotScript(slot, "release").thenApply((held) -> null);
+	}
+
+	private CompletableFuture<Boolean> slotScript(RateLimitSlot slot, String operation) {
+		String id = slot.id();
+		Assert.isTrue(id != null, "the slot holds nothing");
+		List<String> args = List.of(RedisScripts.now(this.script.clock), "1", operation, id,
+				Long.toString(LimiterScript.micros(slot.lease())));
+		CompletableFuture<List<?>> reply;
+		try {
+			reply = this.script.runner.runAsync(RedisScripts.SLOT, List.of(slotKey(slot.key())), args);
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = Futures.unwrap(failure);
+				throw new RateLimiterUnavailableException("Redis could not " + operation + " the slot: " + cause, cause);
+			}
+			return RedisScripts.number(answer, 0) == 1;
+		}));
+	}
+
+	/**
+	 * Returns the Redis key that holds the slots of work in flight of {@code id}: {@code <prefix>:concurrency:<id>}.
+	 * @param id the caller's key
+	 * @return the Redis key
+	 */
+	public String slotKey(String id) {
+		return this.slotKeys.single(id);
+	}
+
+	/**
 	 * Deletes the state of {@code key} under {@code limits}, so that it is back to full at once, and
 	 * forgets the rejections this instance remembers for it. Other instances may refuse it from their
 	 * own memory until the retry time they were given.
@@ -261,7 +335,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 				throw new IllegalArgumentException("every call must be of a RedisRateLimiter, but one was of "
 						+ call.limiter().getClass().getName());
 			}
-			redis.add(new RedisRateLimiters.Call(limiter, call.key(), call.limits(), call.permits()));
+			redis.add(new RedisRateLimiters.Call(limiter, call.key(), call.limits(), call.permits(), call.slotId()));
 		}
 		return redis;
 	}

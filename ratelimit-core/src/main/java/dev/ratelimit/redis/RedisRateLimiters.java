@@ -2,7 +2,10 @@ package dev.ratelimit.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
@@ -68,10 +71,16 @@ public final class RedisRateLimiters {
 
 	private static CompletableFuture<List<List<RateLimitDecision>>> together(List<Call> calls, boolean async) {
 		Assert.notEmpty(calls, "calls must not be empty");
-		List<PreparedLimits.Prepared> prepared = new ArrayList<>(calls.size());
+		List<PreparedLimits.@Nullable Prepared> prepared = new ArrayList<>(calls.size());
 		for (Call call : calls) {
 			Assert.notNull(call.key(), "key must not be null");
-			prepared.add(call.limiter().prepared.of(call.limits(), call.permits()));
+			if (call.slotId() != null) {
+				Assert.isTrue(call.limits().size() == 1 && call.permits() == 1, "a slot call takes one slot under one limit");
+				prepared.add(null);
+			}
+			else {
+				prepared.add(call.limiter().prepared.of(call.limits(), call.permits()));
+			}
 		}
 		return calls.get(0).limiter().guard.decide(new Together(calls, prepared), async);
 	}
@@ -85,11 +94,17 @@ public final class RedisRateLimiters {
 
 		private final List<Call> calls;
 
-		private final List<PreparedLimits.Prepared> prepared;
+		private final List<PreparedLimits.@Nullable Prepared> prepared;
 
-		Together(List<Call> calls, List<PreparedLimits.Prepared> prepared) {
+		Together(List<Call> calls, List<PreparedLimits.@Nullable Prepared> prepared) {
 			this.calls = calls;
 			this.prepared = prepared;
+		}
+
+		@Override
+		boolean remembers() {
+			// the denial cache knows calls together by the first, which must take permits
+			return this.prepared.get(0) != null;
 		}
 
 		@Override
@@ -98,8 +113,10 @@ public final class RedisRateLimiters {
 		}
 
 		private String denialKey(int call) {
-			return this.calls.get(call).limiter().script.keys.denial(this.calls.get(call).key(),
-					this.prepared.get(call).denialSuffix());
+			PreparedLimits.Prepared prepared = this.prepared.get(call);
+			Call made = this.calls.get(call);
+			return (prepared != null) ? made.limiter().script.keys.denial(made.key(), prepared.denialSuffix())
+					: made.limiter().slotKey(made.key());
 		}
 
 		@Override
@@ -133,10 +150,20 @@ public final class RedisRateLimiters {
 			args.add(Integer.toString(this.calls.size()));
 			for (int c = 0; c < this.calls.size(); c++) {
 				Call call = this.calls.get(c);
-				List<String> ownKeys = call.limiter().script.keys.forLimits(call.key(), call.limits());
-				List<String> ownArgs = RedisScripts.args(call.limiter().script.clock, call.permits(),
-						this.prepared.get(c).args(), 0);
-				args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
+				PreparedLimits.Prepared prepared = this.prepared.get(c);
+				String slotId = call.slotId();
+				List<String> ownKeys;
+				List<String> ownArgs;
+				if (prepared == null || slotId != null) {
+					ownKeys = List.of(call.limiter().slotKey(call.key()));
+					ownArgs = SlotCall.args(call.limiter(), call.limits().get(0), Objects.requireNonNull(slotId));
+					args.add(Integer.toString(RedisScripts.CONCURRENCY_INDEX));
+				}
+				else {
+					ownKeys = call.limiter().script.keys.forLimits(call.key(), call.limits());
+					ownArgs = RedisScripts.args(call.limiter().script.clock, call.permits(), prepared.args(), 0);
+					args.add(Integer.toString(call.limiter().algorithm().ordinal() + 1));
+				}
 				args.add(Integer.toString(ownKeys.size()));
 				args.add(Integer.toString(ownArgs.size()));
 				keys.addAll(ownKeys);
@@ -172,9 +199,10 @@ public final class RedisRateLimiters {
 		void answered(LocalDenialCache denials, long sentAt, List<List<RateLimitDecision>> decisions) {
 			denials.observe(denialKey(), sentAt, decisions.get(0));
 			List<RateLimitDecision> last = decisions.get(decisions.size() - 1);
-			if (last.stream().anyMatch((decision) -> !decision.allowed())) {
-				// the call that was refused is refused from memory until it could be granted
-				int refused = decisions.size() - 1;
+			int refused = decisions.size() - 1;
+			if (this.prepared.get(refused) != null && last.stream().anyMatch((decision) -> !decision.allowed())) {
+				// the call that was refused is refused from memory until it could be granted (not a slot: slots
+				// come back long before a refusal's retry time)
 				denials.remember(denialKey(refused), this.calls.get(refused).permits(), sentAt, last);
 			}
 		}
@@ -182,14 +210,29 @@ public final class RedisRateLimiters {
 	}
 
 	/**
-	 * One call decided with others.
+	 * One call decided with others: permits under limits, or a slot of work in flight.
 	 *
 	 * @param limiter the limiter
 	 * @param key whose budget is charged
-	 * @param limits the limits
-	 * @param permits how many permits to take
+	 * @param limits the limits; for a slot, one: the slots a key may hold and their lease
+	 * @param permits how many permits to take; 1 for a slot
+	 * @param slotId the id of the slot the call takes ({@link dev.ratelimit.RateLimitSlot#newId()}), or {@code null}
+	 * for a call that takes permits
 	 */
-	public record Call(RedisRateLimiter limiter, String key, List<RateLimit> limits, long permits) {
+	public record Call(RedisRateLimiter limiter, String key, List<RateLimit> limits, long permits,
+			@Nullable String slotId) {
+
+		/**
+		 * Creates a call that takes permits.
+		 * @param limiter the limiter
+		 * @param key whose budget is charged
+		 * @param limits the limits
+		 * @param permits how many permits to take
+		 */
+		public Call(RedisRateLimiter limiter, String key, List<RateLimit> limits, long permits) {
+			this(limiter, key, limits, permits, null);
+		}
+
 	}
 
 }

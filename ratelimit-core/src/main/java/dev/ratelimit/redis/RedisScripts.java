@@ -42,6 +42,15 @@ final class RedisScripts {
 	/** Reads a key's block, or blocks it by hand. */
 	static final RedisScript<List> BLOCK_STATE = RedisScript.of(read("block-state"), List.class);
 
+	/** Takes a slot of work in flight for a key ({@code concurrency.lua}). */
+	static final RedisScript<List> CONCURRENCY = RedisScript.of(read("prelude") + read("concurrency"), List.class);
+
+	/** Gives back or renews a slot of work in flight ({@code slot.lua}). */
+	static final RedisScript<List> SLOT = RedisScript.of(read("prelude") + read("slot"), List.class);
+
+	/** The index of {@link #CONCURRENCY} among the functions of {@link #TOGETHER}, after the algorithms'. */
+	static final int CONCURRENCY_INDEX = Algorithm.values().length + 1;
+
 	private static final Map<Algorithm, RedisScripts> TABLE = new EnumMap<>(Algorithm.class);
 
 	static {
@@ -60,7 +69,7 @@ final class RedisScripts {
 
 	/**
 	 * The scripts a batch may carry, in their order in {@link #BATCH}: every algorithm's script and
-	 * blocking script, {@link #TOGETHER}, {@link #RESET} and {@link #BLOCK_STATE}.
+	 * blocking script, {@link #TOGETHER}, {@link #RESET}, {@link #BLOCK_STATE} and {@link #CONCURRENCY}.
 	 */
 	private static final List<RedisScript<List>> BATCHED = batched();
 
@@ -89,6 +98,9 @@ final class RedisScripts {
 				.append(of(algorithm).script.getScriptAsString())
 				.append("\nend\n");
 		}
+		script.append("decide[").append(CONCURRENCY_INDEX).append("] = function(KEYS, ARGV)\n")
+			.append(CONCURRENCY.getScriptAsString())
+			.append("\nend\n");
 		return RedisScript.of(script.append(read("together")).toString(), List.class);
 	}
 
@@ -98,7 +110,7 @@ final class RedisScripts {
 			scripts.add(of(algorithm).script);
 			scripts.add(of(algorithm).blockingScript);
 		}
-		scripts.addAll(List.of(TOGETHER, RESET, BLOCK_STATE));
+		scripts.addAll(List.of(TOGETHER, RESET, BLOCK_STATE, CONCURRENCY));
 		return List.copyOf(scripts);
 	}
 
