@@ -10,6 +10,7 @@ import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitSlot;
 
 /**
  * The {@link BlockingRateLimiter} of a {@link RedisRateLimiter}: every call goes to a Redis limiter built
@@ -45,6 +46,17 @@ final class RedisBlockingRateLimiter implements BlockingRateLimiter {
 	@Override
 	public CompletableFuture<List<RateLimitDecision>> checkAsync(String key, List<RateLimit> limits, long permits) {
 		return this.limiter.checkAsync(key, limits, permits);
+	}
+
+	/** Takes a slot of work in flight as the limiter it blocks for does: slots are never blocked. */
+	@Override
+	public RateLimitSlot tryAcquireSlot(String key, long limit, Duration lease) {
+		return this.limiter.tryAcquireSlot(key, limit, lease);
+	}
+
+	@Override
+	public CompletableFuture<RateLimitSlot> tryAcquireSlotAsync(String key, long limit, Duration lease) {
+		return this.limiter.tryAcquireSlotAsync(key, limit, lease);
 	}
 
 	/**

@@ -111,7 +111,7 @@ final class PropertyRules {
 		}
 		List<LimitDefinition> limits = (period != null)
 				? List.of(new LimitDefinition("", rule.getLimit(), period.longest(), null))
-				: definitions(property, "", rule, rule.getLimits());
+				: inFlightOnly(rule) ? List.of() : definitions(property, "", rule, rule.getLimits());
 		Map<String, List<LimitDefinition>> plans = new LinkedHashMap<>();
 		rule.getPlans().forEach((plan, planLimits) -> plans.put(plan,
 				definitions(property, "plans." + plan + ".", planLimits, planLimits.getLimits())));
@@ -124,7 +124,9 @@ final class PropertyRules {
 					factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
 							rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses()),
 					rule.getBlockFor(), rule.getBlockMultiplier(), rule.getBlockMax());
-			RateLimitRule.Builder builder = planned.toBuilder();
+			RateLimitRule.Builder builder = factory
+				.withConcurrency(planned, rule.getConcurrency(), rule.getConcurrencyLease())
+				.toBuilder();
 			if (period != null) {
 				builder.period(period, rule.getZone());
 			}
@@ -133,6 +135,12 @@ final class PropertyRules {
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);
 		}
+	}
+
+	/** Whether a rule limits requests in flight only: a concurrency, and no limit, window, burst, limits or plans. */
+	private static boolean inFlightOnly(RateLimitProperties.Rule rule) {
+		return rule.getConcurrency() != null && rule.getLimit() == null && rule.getWindow() == null
+				&& rule.getBurst() == null && rule.getLimits().isEmpty() && rule.getPlans().isEmpty();
 	}
 
 	/**

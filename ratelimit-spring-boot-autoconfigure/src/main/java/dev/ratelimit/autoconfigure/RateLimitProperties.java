@@ -650,6 +650,16 @@ public class RateLimitProperties {
 		 */
 		private @Nullable Boolean shadow;
 
+		/**
+		 * How many requests per key may be in flight at once, across every instance; alone or beside the rule's limits.
+		 */
+		private @Nullable Long concurrency;
+
+		/**
+		 * How long a request's slot is held without a renewal: renewed every half lease while it runs, it comes back by itself when an instance crashed; 1m when not set.
+		 */
+		private @Nullable Duration concurrencyLease;
+
 		public List<String> getPaths() {
 			return this.paths;
 		}
@@ -794,6 +804,22 @@ public class RateLimitProperties {
 
 		public void setShadow(@Nullable Boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public @Nullable Long getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(@Nullable Long concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public @Nullable Duration getConcurrencyLease() {
+			return this.concurrencyLease;
+		}
+
+		public void setConcurrencyLease(@Nullable Duration concurrencyLease) {
+			this.concurrencyLease = concurrencyLease;
 		}
 
 	}

@@ -7,9 +7,24 @@ import dev.ratelimit.RateLimitDecision;
  * One limit applied to a request, as a policy of the rate-limit headers, and the decision it gave.
  *
  * @param policy the policy name: the rule's name, with the window when the rule has several limits
- * @param limit the limit
+ * @param limit the limit; for a concurrency, the requests in flight a key may have ({@link RateLimit#limit()}) and
+ * the lease of their slots ({@link RateLimit#window()})
  * @param decision the decision
+ * @param concurrency whether the limit counts requests in flight ({@code ratelimit.rules.<name>.concurrency}) rather
+ * than permits per window: the rate-limit headers, which speak of windows, leave it out; a refusal's
+ * {@code Retry-After} and problem detail tell it
  * @since 0.1.0
  */
-public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision) {
+public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency) {
+
+	/**
+	 * Creates a limit of permits per window applied to a request.
+	 * @param policy the policy name
+	 * @param limit the limit
+	 * @param decision the decision
+	 */
+	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision) {
+		this(policy, limit, decision, false);
+	}
+
 }

@@ -1,13 +1,11 @@
 package dev.ratelimit.web;
 
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.internal.StatusCharge;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
@@ -164,13 +162,12 @@ public interface RateLimitExchange {
 	CompletableFuture<Void> reject(RateLimitRejection rejection);
 
 	/**
-	 * Keeps charges to settle once the response's final status is known ({@code count-statuses} rules),
-	 * with {@link RateLimitFlow#settle} or {@link RateLimitFlow#settleAsync}. An entry point whose
-	 * rules cannot count statuses (a gateway route's) need not implement it.
-	 * @param charges the charges
+	 * Keeps what a request that was let through settles once its response is complete: charges to settle by its
+	 * final status ({@code count-statuses} rules) and slots of requests in flight to give back ({@code concurrency}
+	 * rules), with {@link RateLimitFlow#settle} or {@link RateLimitFlow#settleAsync}, or {@link RateLimitFlow#abandoned}
+	 * when the client went away. Called once per stage that let the request through with something to settle.
+	 * @param after what to settle
 	 */
-	default void settleAfter(List<StatusCharge> charges) {
-		throw new UnsupportedOperationException("This entry point cannot settle charges by status (count-statuses)");
-	}
+	void settleAfter(AfterResponse after);
 
 }

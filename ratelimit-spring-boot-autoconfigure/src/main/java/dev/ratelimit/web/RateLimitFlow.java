@@ -165,9 +165,10 @@ public final class RateLimitFlow {
 		exchange.setAttribute(APPLIED, verdict.applied());
 		exchange.writeHeaders(this.headers.of(verdict));
 		if (verdict.allowed()) {
-			if (!decided.counted().isEmpty()) {
-				// taken now, settled once the response's final status is known
-				exchange.settleAfter(decided.counted());
+			AfterResponse after = decided.afterResponse();
+			if (!after.isEmpty()) {
+				// taken now, settled once the response is complete
+				exchange.settleAfter(after);
 			}
 			return GO_ON;
 		}
@@ -197,29 +198,45 @@ public final class RateLimitFlow {
 	}
 
 	/**
-	 * Settles, after a response, the charges a request took under rules that count responses by status
-	 * ({@code count-statuses}): those whose rule counts the final status are kept, the others given back. A
-	 * request the client abandoned keeps every charge: do not settle it. Failures are logged, never thrown.
-	 * @param charges the charges handed to {@link RateLimitExchange#settleAfter}
+	 * Settles what a request took once its response is complete: its slots of requests in flight are given back; of
+	 * the charges it took under rules that count responses by status ({@code count-statuses}), those whose rule
+	 * counts the final status are kept, the others given back. Failures are logged, never thrown.
+	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
 	 * @param status the final status of the response
 	 */
-	public void settle(List<StatusCharge> charges, int status) {
-		settle(charges, status, false).join();
+	public void settle(AfterResponse after, int status) {
+		settle(after, status, false).join();
 	}
 
 	/**
-	 * Settles charges as {@link #settle} does, without holding the caller's thread while Redis answers.
-	 * @param charges the charges handed to {@link RateLimitExchange#settleAfter}
+	 * Settles as {@link #settle} does, without holding the caller's thread while Redis answers.
+	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
 	 * @param status the final status of the response
-	 * @return completes when every refund is answered; never exceptionally
+	 * @return completes when everything is settled; never exceptionally
 	 */
-	public CompletableFuture<Void> settleAsync(List<StatusCharge> charges, int status) {
-		return settle(charges, status, true);
+	public CompletableFuture<Void> settleAsync(AfterResponse after, int status) {
+		return settle(after, status, true);
 	}
 
-	private CompletableFuture<Void> settle(List<StatusCharge> charges, int status, boolean async) {
-		return this.enforcer.settlement()
-			.refund(charges.stream().filter((charge) -> !charge.counts(status)).toList(), async);
+	/**
+	 * Gives back the slots of requests in flight a request or call took, and keeps its charges: for a request whose
+	 * client went away before its response was complete (it has no status to count), and for entry points that
+	 * settle no charges by status (bean methods, routes). Failures are logged, never thrown.
+	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
+	 * @return completes when the slots are given back; never exceptionally
+	 */
+	public CompletableFuture<Void> release(AfterResponse after) {
+		return after.slots().isEmpty() ? CompletableFuture.completedFuture(null)
+				: this.enforcer.release(after.slots(), true);
+	}
+
+	private CompletableFuture<Void> settle(AfterResponse after, int status, boolean async) {
+		CompletableFuture<Void> released = this.enforcer.release(after.slots(), async);
+		if (after.charges().isEmpty()) {
+			return released;
+		}
+		List<StatusCharge> refunded = after.charges().stream().filter((charge) -> !charge.counts(status)).toList();
+		return released.thenCompose((done) -> this.enforcer.settlement().refund(refunded, async));
 	}
 
 	/**

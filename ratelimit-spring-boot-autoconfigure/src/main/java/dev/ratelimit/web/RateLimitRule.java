@@ -49,13 +49,16 @@ import org.springframework.web.util.pattern.PathPattern;
  * every request before its handler
  * @param block how long a key the rule refuses stays refused; {@code null} when a refusal lasts as long as
  * the limits say
+ * @param concurrency how many requests per key may be in flight at once ({@link RateLimit#limit()}) and the lease
+ * a request's slot is held under ({@link RateLimit#window()}), renewed while it runs; {@code null} for no such limit.
+ * A rule with it may have no rate limits ({@code limits} empty)
  * @since 0.1.0
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
 		Algorithm algorithm, RuleKey key, MissingKey missingKey, long cost, String source, boolean shadow,
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable PlanSource plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
-		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block) {
+		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block, @Nullable RateLimit concurrency) {
 
 	/**
 	 * Returns a builder that starts from this rule, to derive another.
@@ -237,6 +240,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 		private @Nullable BlockPolicy block;
 
+		private @Nullable RateLimit concurrency;
+
 		private Builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
 			this.name = name;
 			this.limits = List.copyOf(limits);
@@ -261,6 +266,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			this.condition = from.condition;
 			this.countStatuses = from.countStatuses;
 			this.block = from.block;
+			this.concurrency = from.concurrency;
 		}
 
 		/**
@@ -380,13 +386,25 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		}
 
 		/**
+		 * Sets how many requests per key may be in flight at once, and the lease their slots are held under;
+		 * {@link RateLimitRuleFactory#withConcurrency} checks it.
+		 * @param slots the slots ({@link RateLimit#limit()}) and the lease ({@link RateLimit#window()}), or
+		 * {@code null} for no such limit
+		 * @return this builder
+		 */
+		public Builder concurrency(@Nullable RateLimit slots) {
+			this.concurrency = slots;
+			return this;
+		}
+
+		/**
 		 * Builds the rule.
 		 * @return the rule
 		 */
 		public RateLimitRule build() {
 			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
-					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block);
+					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency);
 		}
 
 	}

@@ -33,6 +33,13 @@ import org.springframework.web.util.pattern.PatternParseException;
  */
 public final class RateLimitRuleFactory {
 
+	/** The lease of a request's slot of work in flight when the rule sets none. */
+	public static final Duration DEFAULT_CONCURRENCY_LEASE = Duration.ofMinutes(1);
+
+	/** The shortest lease: renewals run every half lease. */
+	static final Duration MIN_CONCURRENCY_LEASE = Duration.ofSeconds(1);
+
+
 	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
 	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
@@ -108,7 +115,8 @@ public final class RateLimitRuleFactory {
 	 * {@code RequestRateLimiter} filter of a Spring Cloud Gateway route, whose key resolver finds the key: its
 	 * key is {@link RuleKey.Resolver}: a request charges {@code <rule>:resolver:<key>}.
 	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
-	 * @param limits the rule's limits, at least one
+	 * @param limits the rule's limits; none for a rule of requests in flight only, which
+	 * {@link #withConcurrency} must then give
 	 * @param algorithm the algorithm, {@code null} for the default
 	 * @param cost permits one request takes
 	 * @param source where the rule is defined, for messages
@@ -118,11 +126,10 @@ public final class RateLimitRuleFactory {
 	public RateLimitRule forAttachment(String name, List<LimitDefinition> limits, @Nullable Algorithm algorithm,
 			long cost, String source) {
 		checkName(name);
-		if (limits.isEmpty()) {
-			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
-		}
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
-		return RateLimitRule.builder(name, checkedLimits(name, limits, chosen, cost), chosen, new RuleKey.Resolver(), source)
+		// no limits: a route of requests in flight only, which withConcurrency checks
+		return RateLimitRule.builder(name, limits.isEmpty() ? List.of() : checkedLimits(name, limits, chosen, cost), chosen,
+				new RuleKey.Resolver(), source)
 			.cost(cost)
 			.shadow(this.shadow)
 			.build();
@@ -193,10 +200,8 @@ public final class RateLimitRuleFactory {
 			List<LimitDefinition> definitions, @Nullable Algorithm algorithm, @Nullable String key,
 			MissingKey missingKey, long cost, String source, boolean shadow, boolean beanMethod) {
 		Algorithm chosen = (algorithm != null) ? algorithm : this.defaultAlgorithm;
-		if (definitions.isEmpty()) {
-			throw new InvalidRateLimitRuleException(name, "limit", null, "set it to the permits per window, at least 1");
-		}
-		List<RateLimit> limits = checkedLimits(name, definitions, chosen, cost);
+		// no definitions: a rule of work in flight only, which withConcurrency checks
+		List<RateLimit> limits = definitions.isEmpty() ? List.of() : checkedLimits(name, definitions, chosen, cost);
 		String keySpec = (key == null || key.isBlank()) ? "ip" : key.strip();
 		return RateLimitRule.builder(name, limits, chosen, checkKey(name, keySpec, beanMethod), source)
 			.paths(patterns, methods)
@@ -253,6 +258,46 @@ public final class RateLimitRuleFactory {
 			throw new InvalidRateLimitRuleException(rule, "algorithm", algorithm.id(),
 					"a calendar quota counts in fixed windows, the calendar's; remove the algorithm or use fixed-window");
 		}
+	}
+
+	/**
+	 * Returns a rule that also limits how many requests per key are in flight at once, across every instance: a
+	 * request holds a slot from its decision until its response completes, under a lease that is renewed while it
+	 * runs, so that the slots of an instance that crashed come back when their leases end.
+	 * @param rule the rule, without limits when it limits work in flight only
+	 * @param limit how many requests per key may be in flight, or {@code null} for no such limit
+	 * @param lease how long a slot is held without a renewal, or {@code null} for a minute
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException naming {@code concurrency} or {@code concurrency-lease} when one is
+	 * invalid, or {@code limit} when the rule has neither limits nor a concurrency
+	 */
+	public RateLimitRule withConcurrency(RateLimitRule rule, @Nullable Long limit, @Nullable Duration lease) {
+		if (limit == null) {
+			if (rule.limits().isEmpty()) {
+				throw new InvalidRateLimitRuleException(rule.name(), "limit", null,
+						"set it to the permits per window, at least 1 (or concurrency, to limit requests in flight only)");
+			}
+			if (lease != null) {
+				throw new InvalidRateLimitRuleException(rule.name(), "concurrency-lease", RateLimit.label(lease),
+						"it is the lease of a request's slot, and the rule limits no requests in flight; set concurrency too");
+			}
+			return rule;
+		}
+		if (limit < 1) {
+			throw new InvalidRateLimitRuleException(rule.name(), "concurrency", limit,
+					"set it to how many requests per key may be in flight at once, at least 1");
+		}
+		Duration held = (lease != null) ? lease : DEFAULT_CONCURRENCY_LEASE;
+		if (held.compareTo(MIN_CONCURRENCY_LEASE) < 0 || held.compareTo(RateLimit.MAX_WINDOW) > 0) {
+			throw new InvalidRateLimitRuleException(rule.name(), "concurrency-lease", RateLimit.label(held),
+					"a slot's lease must be from 1s (it is renewed every half lease while the request runs) to 36500d");
+		}
+		if (rule.countStatuses() != null) {
+			throw new InvalidRateLimitRuleException(rule.name(), "concurrency", limit,
+					"a rule that counts responses by status charges after the response, and a slot is held during it; "
+							+ "put the concurrency on a rule of its own");
+		}
+		return rule.toBuilder().concurrency(RateLimit.of(limit, held)).build();
 	}
 
 	/**

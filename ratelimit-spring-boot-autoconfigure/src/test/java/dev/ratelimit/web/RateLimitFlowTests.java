@@ -324,8 +324,8 @@ class RateLimitFlowTests {
 		}
 
 		@Override
-		public void settleAfter(List<StatusCharge> charges) {
-			this.settled.addAll(charges);
+		public void settleAfter(AfterResponse after) {
+			this.settled.addAll(after.charges());
 		}
 
 	}

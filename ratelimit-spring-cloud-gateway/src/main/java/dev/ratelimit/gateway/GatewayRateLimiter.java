@@ -1,5 +1,6 @@
 package dev.ratelimit.gateway;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -13,6 +14,7 @@ import reactor.core.publisher.Mono;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -145,7 +147,20 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		// with the request's server observation current, the decision's observation is its child
 		return Mono.deferContextual((context) -> Mono.fromFuture(() -> {
 			RouteExchange exchange = new RouteExchange(routeId, id, context);
-			return this.flow.apply(exchange, List.of(rule)).thenApply((allowed) -> new Response(allowed, exchange.headers()));
+			return this.flow.apply(exchange, List.of(rule)).thenApply((allowed) -> {
+				AfterResponse after = exchange.after();
+				if (!after.isEmpty()) {
+					RouteSettlementFilter.Held held = context.getOrDefault(RouteSettlementFilter.Held.class, null);
+					if (held != null) {
+						held.add(after);
+					}
+					else {
+						// no settlement filter around the route (the application replaced it): given back at once
+						this.flow.release(after);
+					}
+				}
+				return new Response(allowed, exchange.headers());
+			});
 		}, true));
 	}
 
@@ -242,6 +257,32 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		 * Several limits charged all or nothing, instead of limit, window and burst.
 		 */
 		private List<RateLimitProperties.Limit> limits = new ArrayList<>();
+
+		/**
+		 * How many requests per key may be in flight at once on the route, across every instance.
+		 */
+		private @Nullable Long concurrency;
+
+		/**
+		 * How long a request's slot is held without a renewal; 1m when not set.
+		 */
+		private @Nullable Duration concurrencyLease;
+
+		public @Nullable Long getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(@Nullable Long concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public @Nullable Duration getConcurrencyLease() {
+			return this.concurrencyLease;
+		}
+
+		public void setConcurrencyLease(@Nullable Duration concurrencyLease) {
+			this.concurrencyLease = concurrencyLease;
+		}
 
 		public @Nullable Algorithm getAlgorithm() {
 			return this.algorithm;

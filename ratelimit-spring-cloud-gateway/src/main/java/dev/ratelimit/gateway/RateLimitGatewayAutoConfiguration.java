@@ -81,6 +81,18 @@ public final class RateLimitGatewayAutoConfiguration {
 		}
 	}
 
+	/**
+	 * Gives back the slots of requests in flight of routes with {@code ratelimit.concurrency} when their exchanges
+	 * complete.
+	 * @param flow the flow
+	 * @return the filter
+	 */
+	@Bean
+	@ConditionalOnBean(GatewayRateLimiter.class)
+	RouteSettlementFilter ratelimitRouteSettlementFilter(RateLimitFlow flow) {
+		return new RouteSettlementFilter(flow);
+	}
+
 	@Bean
 	static RedisRateLimiterBackOff ratelimitGatewayRedisRateLimiterBackOff() {
 		return new RedisRateLimiterBackOff();

@@ -41,7 +41,8 @@ final class RouteArgs {
 	private static final String FILTER_NAME = "RequestRateLimiter";
 
 	private static final String ARGS = "use ratelimit.limit, ratelimit.window, ratelimit.algorithm, ratelimit.burst, "
-			+ "ratelimit.cost, or ratelimit.limits[i].limit, .window and .burst";
+			+ "ratelimit.cost, ratelimit.concurrency, ratelimit.concurrency-lease, or ratelimit.limits[i].limit, .window "
+			+ "and .burst";
 
 	private final RateLimitRuleFactory factory;
 
@@ -84,7 +85,12 @@ final class RouteArgs {
 	 */
 	RateLimitRule rule(String routeId, GatewayRateLimiter.Config config) {
 		List<LimitDefinition> limits = new ArrayList<>();
-		if (config.getLimits().isEmpty()) {
+		boolean inFlightOnly = config.getConcurrency() != null && config.getLimit() == null && config.getWindow() == null
+				&& config.getBurst() == null && config.getLimits().isEmpty();
+		if (inFlightOnly) {
+			// a route of requests in flight only: withConcurrency checks it
+		}
+		else if (config.getLimits().isEmpty()) {
 			limits.add(new LimitDefinition("", config.getLimit(), config.getWindow(), config.getBurst()));
 		}
 		else if (config.getLimit() != null || config.getWindow() != null || config.getBurst() != null) {
@@ -97,8 +103,9 @@ final class RouteArgs {
 			limits.add(new LimitDefinition("limits[" + i + "].", limit.getLimit(), limit.getWindow(), limit.getBurst()));
 		}
 		try {
-			return this.factory.forAttachment(policyName(routeId), limits, config.getAlgorithm(), config.getCost(),
-					"route '" + routeId + "'");
+			RateLimitRule rule = this.factory.forAttachment(policyName(routeId), limits, config.getAlgorithm(),
+					config.getCost(), "route '" + routeId + "'");
+			return this.factory.withConcurrency(rule, config.getConcurrency(), config.getConcurrencyLease());
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidRateLimitRuleException(routeId, PREFIX + ex.getAttribute(), ex.getValue(), ex.getReason());

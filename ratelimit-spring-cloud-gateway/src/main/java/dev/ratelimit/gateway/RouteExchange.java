@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
+import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
@@ -34,10 +35,17 @@ final class RouteExchange implements RateLimitExchange {
 
 	private Map<String, String> headers = Map.of();
 
+	private AfterResponse after = AfterResponse.NONE;
+
 	RouteExchange(String routeId, String id, ContextView context) {
 		this.routeId = routeId;
 		this.id = id;
 		this.context = context;
+	}
+
+	/** What the request settles once the route's exchange completes: the slots of its requests in flight. */
+	AfterResponse after() {
+		return this.after;
 	}
 
 	/** The headers the flow wrote, for the filter's response. */
@@ -118,6 +126,12 @@ final class RouteExchange implements RateLimitExchange {
 	public CompletableFuture<Void> reject(RateLimitRejection rejection) {
 		// the RequestRateLimiter filter answers with its own status
 		return CompletableFuture.completedFuture(null);
+	}
+
+	@Override
+	public void settleAfter(AfterResponse more) {
+		// given back when the route's exchange completes (RouteSettlementFilter)
+		this.after = this.after.and(more);
 	}
 
 }

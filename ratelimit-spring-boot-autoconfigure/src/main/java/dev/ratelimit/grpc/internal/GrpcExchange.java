@@ -23,7 +23,6 @@ import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.internal.DetachedExchange;
-import dev.ratelimit.web.internal.StatusCharge;
 
 /**
  * One gRPC call as the {@link dev.ratelimit.web.RateLimitFlow} reads it: its path is the full method name as gRPC
@@ -54,8 +53,6 @@ final class GrpcExchange extends DetachedExchange {
 	private @Nullable String clientAddress;
 
 	private @Nullable HttpHeaders headers;
-
-	private @Nullable List<StatusCharge> charges;
 
 	/**
 	 * Creates the exchange of a call.
@@ -174,21 +171,6 @@ final class GrpcExchange extends DetachedExchange {
 	@Override
 	public void writeHeaders(HttpHeaders headers) {
 		this.headers = headers;
-	}
-
-	@Override
-	public void settleAfter(List<StatusCharge> charges) {
-		if (this.charges == null) {
-			this.charges = new ArrayList<>(charges);
-		}
-		else {
-			this.charges.addAll(charges);
-		}
-	}
-
-	/** Returns the charges of {@code count-statuses} rules, settled when the call closes. */
-	@Nullable List<StatusCharge> charges() {
-		return this.charges;
 	}
 
 	/** Adds the rate-limit values of the rules applied so far to the call's headers or trailers. */

@@ -1,11 +1,11 @@
 package dev.ratelimit.grpc.internal;
 
-import java.util.List;
 import java.util.Objects;
 
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.ForwardingServerCall;
+import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -17,9 +17,9 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.internal.RateLimitRules;
-import dev.ratelimit.web.internal.StatusCharge;
 
 /**
  * Applies rules to gRPC calls, for the two {@link dev.ratelimit.grpc.RateLimitServerInterceptor}s, by driving the
@@ -132,10 +132,28 @@ public final class GrpcRateLimitSupport {
 	private <Q, R> ServerCall.Listener<Q> proceed(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next,
 			GrpcExchange exchange) {
 		Context context = Context.current().withValue(EXCHANGE, exchange);
-		return Contexts.interceptCall(context, new LimitedCall<>(call, exchange), headers, next);
+		ServerCall.Listener<Q> listener = Contexts.interceptCall(context, new LimitedCall<>(call, exchange), headers, next);
+		return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
+
+			@Override
+			public void onCancel() {
+				// a call the client cancelled keeps its charges, as an abandoned HTTP request does, and gives its slots back
+				AfterResponse after = exchange.takeAfterResponse();
+				if (!after.isEmpty()) {
+					GrpcRateLimitSupport.this.flow.release(after);
+				}
+				super.onCancel();
+			}
+
+		};
 	}
 
-	private static <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, GrpcExchange exchange) {
+	private <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, GrpcExchange exchange) {
+		// what the first turn took is settled as a refused HTTP request's: by the status it ends with
+		AfterResponse after = exchange.takeAfterResponse();
+		if (!after.isEmpty()) {
+			this.flow.settleAsync(after, 429);
+		}
 		// the flow answered a refusal before it returned false
 		StatusException end = GrpcRefusals.of(Objects.requireNonNull(exchange.rejection()), exchange);
 		Metadata trailers = end.getTrailers();
@@ -187,10 +205,15 @@ public final class GrpcRateLimitSupport {
 				// with the rate-limit values, as a refusal of the rules is sent
 				sendHeaders(new Metadata());
 			}
-			List<StatusCharge> charges = this.exchange.charges();
-			// a call the client cancelled keeps its charges, as an abandoned HTTP request does
-			if (charges != null && !isCancelled()) {
-				GrpcRateLimitSupport.this.flow.settleAsync(charges, GrpcExchange.httpStatus(status.getCode()));
+			AfterResponse after = this.exchange.takeAfterResponse();
+			if (!after.isEmpty()) {
+				// a call the client cancelled keeps its charges, as an abandoned HTTP request does
+				if (isCancelled()) {
+					GrpcRateLimitSupport.this.flow.release(after);
+				}
+				else {
+					GrpcRateLimitSupport.this.flow.settleAsync(after, GrpcExchange.httpStatus(status.getCode()));
+				}
 			}
 			super.close(status, trailers);
 		}

@@ -23,6 +23,7 @@ import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.aop.ProxyMethodInvocation;
@@ -156,7 +157,15 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			catch (CompletionException ex) {
 				throw (ex.getCause() != null) ? ex.getCause() : ex;
 			}
-			return allowed ? this.invocation.proceed() : refused(exchange);
+			if (!allowed) {
+				return refused(exchange);
+			}
+			try {
+				return this.invocation.proceed();
+			}
+			finally {
+				release(exchange);
+			}
 		}
 
 		/**
@@ -176,7 +185,18 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			}
 			if (decided.isDone() && !decided.isCompletedExceptionally()) {
 				// decided at once (a refusal remembered, say): as a direct call of the method would go
-				return decided.join() ? this.invocation.proceed() : afterDecision(exchange, false);
+				if (!decided.join()) {
+					return afterDecision(exchange, false);
+				}
+				Object result;
+				try {
+					result = this.invocation.proceed();
+				}
+				catch (Throwable ex) {
+					release(exchange);
+					throw ex;
+				}
+				return releasedWhenDone(exchange, result);
 			}
 			return decided.thenCompose((allowed) -> afterDecision(exchange, allowed));
 		}
@@ -184,10 +204,41 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 		private CompletionStage<?> afterDecision(MethodExchange exchange, boolean allowed) {
 			try {
 				Object result = allowed ? this.invocation.proceed() : refused(exchange);
-				return (result != null) ? (CompletionStage<?>) result : CompletableFuture.completedFuture(null);
+				CompletionStage<?> stage = (result != null) ? (CompletionStage<?>) result
+						: CompletableFuture.completedFuture(null);
+				return allowed ? releasedWhenDone(exchange, stage) : stage;
 			}
 			catch (Throwable ex) {
+				release(exchange);
 				return CompletableFuture.failedFuture(ex);
+			}
+		}
+
+		/**
+		 * Gives back the call's slots of requests in flight when the stage it returned completes: the stage itself
+		 * is returned, so that a caller gets the very future the method returned.
+		 */
+		private @Nullable Object releasedWhenDone(MethodExchange exchange, @Nullable Object result) {
+			if (result instanceof CompletionStage<?> stage) {
+				return releasedWhenDone(exchange, stage);
+			}
+			release(exchange);
+			return result;
+		}
+
+		private CompletionStage<?> releasedWhenDone(MethodExchange exchange, CompletionStage<?> stage) {
+			AfterResponse after = exchange.takeAfterResponse();
+			if (!after.isEmpty()) {
+				stage.whenComplete((value, failure) -> MethodRateLimitInterceptor.this.flow.get().release(after));
+			}
+			return stage;
+		}
+
+		/** Gives back the call's slots of requests in flight, once the method's work is done. */
+		void release(MethodExchange exchange) {
+			AfterResponse after = exchange.takeAfterResponse();
+			if (!after.isEmpty()) {
+				MethodRateLimitInterceptor.this.flow.get().release(after);
 			}
 		}
 

@@ -34,7 +34,8 @@ final class ReactiveCalls {
 		return Mono.deferContextual((context) -> {
 			MethodExchange exchange = exchange(call, context);
 			return Mono.fromFuture(call.decide(exchange), true)
-				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed)));
+				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed)))
+				.doFinally((signal) -> call.release(exchange));
 		});
 	}
 
@@ -42,7 +43,8 @@ final class ReactiveCalls {
 		return Flux.deferContextual((context) -> {
 			MethodExchange exchange = exchange(call, context);
 			return Mono.fromFuture(call.decide(exchange), true)
-				.flatMapMany((allowed) -> publisher(call, exchange, allowed));
+				.flatMapMany((allowed) -> publisher(call, exchange, allowed))
+				.doFinally((signal) -> call.release(exchange));
 		});
 	}
 

@@ -6,13 +6,15 @@ import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitRejection;
 
 /**
  * An exchange that is no web request of the application's own (a bean method's call, a gRPC call, a call out to a
  * partner): its attributes are kept here, it has no headers or peer unless it says otherwise, and a refusal is kept
- * for its entry point to answer (throw, close the call, wait) rather than written as a response.
+ * for its entry point to answer (throw, close the call, wait) rather than written as a response; what it settles once
+ * complete (slots of requests in flight, charges by status) is kept for its entry point too.
  *
  * @since 0.1.0
  */
@@ -23,12 +25,33 @@ public abstract class DetachedExchange implements RateLimitExchange {
 
 	private @Nullable RateLimitRejection rejection;
 
+	private AfterResponse after = AfterResponse.NONE;
+
 	/**
 	 * Returns why the flow refused the exchange, once it has.
 	 * @return the refusal, or {@code null}
 	 */
 	public @Nullable RateLimitRejection rejection() {
 		return this.rejection;
+	}
+
+	/**
+	 * Keeps what the call settles once it is complete, for its entry point: with {@link dev.ratelimit.web.RateLimitFlow#settle}
+	 * when it ends, {@link dev.ratelimit.web.RateLimitFlow#abandoned} when it is cancelled.
+	 */
+	@Override
+	public synchronized void settleAfter(AfterResponse more) {
+		this.after = this.after.and(more);
+	}
+
+	/**
+	 * Returns what the call settles once it is complete, and forgets it, so that it is settled once.
+	 * @return what it settles, {@link AfterResponse#NONE} when nothing
+	 */
+	public synchronized AfterResponse takeAfterResponse() {
+		AfterResponse taken = this.after;
+		this.after = AfterResponse.NONE;
+		return taken;
 	}
 
 	@Override

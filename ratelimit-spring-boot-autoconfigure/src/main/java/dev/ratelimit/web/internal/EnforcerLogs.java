@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitKeys;
+import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.web.RateLimitRule;
 
 /**
@@ -26,6 +27,8 @@ final class EnforcerLogs {
 	private final LogThrottle unexpected = new LogThrottle();
 
 	private final LogThrottle unreadableKeys = new LogThrottle();
+
+	private final LogThrottle slots = new LogThrottle();
 
 	EnforcerLogs(FailureMode failureMode) {
 		this.failureMode = failureMode;
@@ -64,6 +67,25 @@ final class EnforcerLogs {
 					+ RateLimitKeys.fingerprint(budgetId) + ((others > 0) ? " (and " + others + " more in the last minute)"
 							: "")
 					+ "; it was let through");
+		}
+	}
+
+	void slotLost(RateLimitSlot slot) {
+		long others = this.slots.tryLog();
+		if (others >= 0) {
+			logger.warn("A request in flight for key " + RateLimitKeys.fingerprint(slot.key()) + " lost its slot: its lease ("
+					+ slot.lease() + ") ended before it could be renewed, so another request may have taken its place"
+					+ ((others > 0) ? " (and " + others + " more in the last minute)" : "")
+					+ "; a longer concurrency-lease tolerates longer pauses");
+		}
+	}
+
+	void slotNotRenewed(RuntimeException ex) {
+		long others = this.slots.tryLog();
+		if (others >= 0) {
+			logger.warn("A request's slot in flight could not be renewed"
+					+ ((others > 0) ? " (and " + others + " more in the last minute)" : "")
+					+ "; it is tried again, and the slot comes back by itself when its lease ends: " + ex);
 		}
 	}
 

@@ -71,10 +71,14 @@ public final class ProblemDetailRejectionHandler implements RateLimitRejectionHa
 			return "The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.";
 		}
 		List<String> descriptions = new ArrayList<>();
+		long retryAfter = rejection.retryAfterSeconds();
 		for (AppliedLimit limit : rejection.violated()) {
+			if (limit.concurrency()) {
+				return "Too many requests in flight: '" + limit.policy() + "' allows " + limit.limit().limit()
+						+ " at a time; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
+			}
 			descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per " + describe(limit.limit().window()));
 		}
-		long retryAfter = rejection.retryAfterSeconds();
 		return ((descriptions.size() == 1) ? "Rate limit " : "Rate limits ") + String.join(" and ", descriptions)
 				+ " exceeded; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
 	}

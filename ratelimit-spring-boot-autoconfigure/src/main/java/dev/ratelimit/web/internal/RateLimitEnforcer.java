@@ -10,8 +10,10 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitKeys;
+import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.RateLimiters.Call;
@@ -33,7 +35,7 @@ import dev.ratelimit.web.RateLimitRule;
  *
  * @since 0.1.0
  */
-public final class RateLimitEnforcer {
+public final class RateLimitEnforcer implements AutoCloseable {
 
 	private final RateLimitRules rules;
 
@@ -48,6 +50,8 @@ public final class RateLimitEnforcer {
 	private final ObservedDecisions observation;
 
 	private final EnforcerLogs logs;
+
+	private final SlotLeases leases;
 
 	/**
 	 * Creates an enforcer.
@@ -68,6 +72,7 @@ public final class RateLimitEnforcer {
 		this.observation = new ObservedDecisions(observer, this.logs);
 		this.budgets = new RuleBudgets(plans, clock, this.logs);
 		this.settlement = new StatusSettlement(this.logs);
+		this.leases = new SlotLeases(this.logs, System::nanoTime);
 	}
 
 	/**
@@ -108,17 +113,19 @@ public final class RateLimitEnforcer {
 			return enforceTogether(request, applicable, keys, async, observing);
 		}
 		return enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()), new ArrayList<>(0),
-				observing);
+				new ArrayList<>(0), observing);
 	}
 
 	/**
 	 * Decides the rules from {@code from} on one after the other; the first refusal ends the check. A rule that
 	 * counts responses by status is charged like any other, its charge kept in {@code counted} to be settled
-	 * after the response, or given back at once when the request is refused.
+	 * after the response, or given back at once when the request is refused; a rule that limits requests in flight
+	 * takes a slot, kept in {@code slots} until the response completes, or given back at once when the request is
+	 * refused.
 	 */
 	private CompletableFuture<RateLimitVerdict> enforceInTurn(Supplier<String> request,
 			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied,
-			List<StatusCharge> counted, RateLimitObserver.Request observing) {
+			List<StatusCharge> counted, List<RateLimitSlot> slots, RateLimitObserver.Request observing) {
 		for (int index = from; index < applicable.size(); index++) {
 			RateLimitRule rule = applicable.get(index);
 			Budget budget = this.budgets.of(rule, keys);
@@ -132,11 +139,11 @@ public final class RateLimitEnforcer {
 				if (rule.missingKey() == MissingKey.SKIP) {
 					continue;
 				}
-				return refused(new RateLimitVerdict(applied, List.of(), false, rule), counted, async);
+				return refused(new RateLimitVerdict(applied, List.of(), false, rule), counted, slots, async);
 			}
 			int next = index + 1;
-			return this.observation.around(observed, () -> decide(rule, budget, async)).handle((decisions, failure) -> {
-				List<RateLimitDecision> taken = decisions;
+			return this.observation.around(observed, () -> decide(rule, budget, async)).handle((decided, failure) -> {
+				Taken taken = decided;
 				RateLimiter decidedBy = this.rules.limiter(rule);
 				String decidedKey = budget.id();
 				if (failure != null) {
@@ -151,43 +158,118 @@ public final class RateLimitEnforcer {
 					decidedKey = RateLimitKeys.local(rule.algorithm(), budget.id());
 				}
 				RateLimitVerdict refused = accept(request, rule, budget, taken, observed, System.nanoTime() - started,
-						applied);
+						applied, slots);
 				if (refused == null && rule.countStatuses() != null && decidedBy != null
-						&& taken.stream().allMatch(RateLimitDecision::allowed)) {
+						&& taken.decisions().stream().allMatch(RateLimitDecision::allowed)) {
 					counted.add(new StatusCharge(rule, decidedBy, decidedKey, budget.charged(), rule.cost()));
 				}
 				return refused;
 			})
-				.thenCompose((verdict) -> (verdict != null) ? refused(verdict, counted, async)
-						: enforceInTurn(request, applicable, keys, async, next, applied, counted, observing));
+				.thenCompose((verdict) -> (verdict != null) ? refused(verdict, counted, slots, async)
+						: enforceInTurn(request, applicable, keys, async, next, applied, counted, slots, observing));
 		}
 		return CompletableFuture
-			.completedFuture(new RateLimitVerdict(applied, List.of(), false, null, List.copyOf(counted)));
+			.completedFuture(new RateLimitVerdict(applied, List.of(), false, null, List.copyOf(counted), held(slots)));
 	}
 
 	/**
 	 * Returns a verdict that refuses the request, once the charges taken for it under rules that count
-	 * responses by status are given back: a request that never reached its handler has no status to count.
+	 * responses by status are given back (a request that never reached its handler has no status to count), and
+	 * the slots it took are given back.
 	 */
 	private CompletableFuture<RateLimitVerdict> refused(RateLimitVerdict verdict, List<StatusCharge> counted,
-			boolean async) {
+			List<RateLimitSlot> slots, boolean async) {
+		CompletableFuture<Void> released = release(slots, async);
 		if (counted.isEmpty()) {
-			return CompletableFuture.completedFuture(verdict);
+			return released.thenApply((done) -> verdict);
 		}
-		return this.settlement.refund(counted, async).thenApply((done) -> verdict);
+		return released.thenCompose((done) -> this.settlement.refund(counted, async)).thenApply((done) -> verdict);
 	}
 
-	private CompletableFuture<List<RateLimitDecision>> decide(RateLimitRule rule, Budget budget, boolean async) {
+	/**
+	 * Gives slots back; synchronously (every one answered before it returns) or not.
+	 * @param slots the slots
+	 * @param async whether to hold no thread while Redis answers
+	 * @return completes when every slot is given back; never exceptionally (a slot Redis could not take back comes
+	 * back when its lease ends)
+	 */
+	public CompletableFuture<Void> release(List<RateLimitSlot> slots, boolean async) {
+		CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+		for (RateLimitSlot slot : slots) {
+			CompletableFuture<Void> released = this.leases.release(slot).handle((done, failure) -> {
+				if (failure != null && !(unwrap(failure) instanceof RateLimiterUnavailableException)) {
+					this.logs.unexpected(unwrap(failure));
+				}
+				return null;
+			});
+			if (!async) {
+				released.join();
+			}
+			all = all.thenCombine(released, (first, second) -> null);
+		}
+		return all;
+	}
+
+	/** The slots of a request let through, renewed from now on until they are given back. */
+	private List<RateLimitSlot> held(List<RateLimitSlot> slots) {
+		for (RateLimitSlot slot : slots) {
+			this.leases.hold(slot);
+		}
+		return List.copyOf(slots);
+	}
+
+	private CompletableFuture<Taken> decide(RateLimitRule rule, Budget budget, boolean async) {
 		// a rule that counts responses by status is charged now too, so that concurrent requests can never take
 		// more than its budget, and gives the permits back after a response whose status it does not count
 		RateLimiter limiter = this.rules.limiter(rule);
+		RateLimit concurrency = rule.concurrency();
 		try {
-			return async ? limiter.tryAcquireAsync(budget.id(), budget.charged(), rule.cost())
+			if (concurrency == null) {
+				return async ? limiter.tryAcquireAsync(budget.id(), budget.charged(), rule.cost()).thenApply(Taken::of)
+						: CompletableFuture.completedFuture(Taken.of(limiter.tryAcquire(budget.id(), budget.charged(), rule.cost())));
+			}
+			if (budget.charged().isEmpty()) {
+				return slot(limiter, budget.id(), concurrency, async).thenApply((slot) -> new Taken(List.of(), slot));
+			}
+			if (!rule.shadow() && RateLimiters.canDecideTogether(List.of(limiter, limiter))) {
+				// the slot and the rate limits in one script call, all or nothing
+				List<Call> calls = List.of(new Call(limiter, budget.id(), budget.charged(), rule.cost()),
+						Call.slot(limiter, budget.id(), concurrency.limit(), concurrency.window()));
+				CompletableFuture<List<List<RateLimitDecision>>> decided = async ? RateLimiters.tryAcquireTogetherAsync(calls)
+						: CompletableFuture.completedFuture(RateLimiters.tryAcquireTogether(calls));
+				return decided.thenApply((answers) -> new Taken(answers.get(0),
+						(answers.size() > 1) ? calls.get(1).slot(answers.get(1)) : null));
+			}
+			// one after the other (a Redis Cluster, a shadow rule): the rate limits, then the slot; a slot refused gives
+			// the permits back
+			CompletableFuture<List<RateLimitDecision>> rated = async
+					? limiter.tryAcquireAsync(budget.id(), budget.charged(), rule.cost())
 					: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.charged(), rule.cost()));
+			return rated.thenCompose((decisions) -> {
+				if (!decisions.stream().allMatch(RateLimitDecision::allowed)) {
+					return CompletableFuture.completedFuture(Taken.of(decisions));
+				}
+				return slot(limiter, budget.id(), concurrency, async).thenCompose((slot) -> {
+					if (slot.acquired() || rule.shadow()) {
+						return CompletableFuture.completedFuture(new Taken(decisions, slot));
+					}
+					CompletableFuture<Void> refunded = async
+							? limiter.refundAsync(budget.id(), budget.charged(), rule.cost())
+							: CompletableFuture.runAsync(() -> limiter.refund(budget.id(), budget.charged(), rule.cost()),
+									Runnable::run);
+					return refunded.handle((done, failure) -> new Taken(decisions, slot));
+				});
+			});
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	private static CompletableFuture<RateLimitSlot> slot(RateLimiter limiter, String key, RateLimit concurrency,
+			boolean async) {
+		return async ? limiter.tryAcquireSlotAsync(key, concurrency.limit(), concurrency.window())
+				: CompletableFuture.completedFuture(limiter.tryAcquireSlot(key, concurrency.limit(), concurrency.window()));
 	}
 
 	/** The cause of a failed stage, as thrown; an {@link Error} is thrown again. */
@@ -214,13 +296,16 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Decides rules all or nothing in one Redis call: when one refuses, none is charged.
+	 * Decides rules all or nothing in one Redis call: when one refuses, none is charged. A rule that limits
+	 * requests in flight adds its slot's call right after its rate limits'.
 	 */
 	private CompletableFuture<RateLimitVerdict> enforceTogether(Supplier<String> request,
 			List<RateLimitRule> applicable, RequestKeys keys, boolean async, RateLimitObserver.Request observing) {
 		List<RateLimitRule> included = new ArrayList<>(applicable.size());
 		List<Budget> budgets = new ArrayList<>(applicable.size());
 		List<Call> calls = new ArrayList<>(applicable.size());
+		// per included rule: the index of its rate call and of its slot call, -1 for none
+		List<int[]> indexes = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
 			Budget budget = this.budgets.of(rule, keys);
 			if (budget == RuleBudgets.EXEMPT) {
@@ -235,7 +320,19 @@ public final class RateLimitEnforcer {
 			}
 			included.add(rule);
 			budgets.add(budget);
-			calls.add(new Call(this.rules.limiter(rule), budget.id(), budget.charged(), rule.cost()));
+			RateLimiter limiter = this.rules.limiter(rule);
+			int rate = -1;
+			if (!budget.charged().isEmpty()) {
+				rate = calls.size();
+				calls.add(new Call(limiter, budget.id(), budget.charged(), rule.cost()));
+			}
+			int slot = -1;
+			RateLimit concurrency = rule.concurrency();
+			if (concurrency != null) {
+				slot = calls.size();
+				calls.add(Call.slot(limiter, budget.id(), concurrency.limit(), concurrency.window()));
+			}
+			indexes.add(new int[] { rate, slot });
 		}
 		List<RateLimitObserver.Decision> observed = included.stream()
 			.map((rule) -> this.observation.start(observing, rule))
@@ -250,43 +347,62 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			decided = CompletableFuture.failedFuture(ex);
 		}
-		return decided.handle((answers, failure) -> verdict(request, included, budgets, observed, answers,
-				(failure != null) ? unwrap(failure) : null, System.nanoTime() - started));
+		return decided
+			.handle((answers, failure) -> verdict(request, included, budgets, calls, indexes, observed, answers,
+					(failure != null) ? unwrap(failure) : null, System.nanoTime() - started))
+			.thenCompose((verdict) -> verdict.allowed() ? CompletableFuture.completedFuture(verdict)
+					: refused(verdict, List.of(), verdict.slots(), async).thenApply((done) -> new RateLimitVerdict(
+							verdict.applied(), verdict.violated(), verdict.unavailable(), verdict.missingKey())));
 	}
 
+	/**
+	 * The verdict of rules decided together; a refused one carries the slots taken for it (under the
+	 * {@code local} failure mode), for the caller to give back.
+	 */
 	private RateLimitVerdict verdict(Supplier<String> request, List<RateLimitRule> included, List<Budget> budgets,
-			List<RateLimitObserver.Decision> observed, @Nullable List<List<RateLimitDecision>> answers,
-			@Nullable RuntimeException failure, long nanos) {
+			List<Call> calls, List<int[]> indexes, List<RateLimitObserver.Decision> observed,
+			@Nullable List<List<RateLimitDecision>> answers, @Nullable RuntimeException failure, long nanos) {
 		List<AppliedLimit> applied = new ArrayList<>(included.size());
+		List<RateLimitSlot> slots = new ArrayList<>(0);
 		for (int i = 0; i < included.size(); i++) {
 			RateLimitRule rule = included.get(i);
-			List<RateLimitDecision> decisions;
+			Taken taken;
 			if (failure != null || answers == null) {
-				decisions = onFailure(rule, budgets.get(i), (i == 0) ? failure : null);
-				if (decisions == null) {
+				taken = onFailure(rule, budgets.get(i), (i == 0) ? failure : null);
+				if (taken == null) {
 					this.observation.end(observed.get(i), Outcome.ERROR, nanos);
 					if (this.failureMode == FailureMode.FAIL_CLOSED) {
 						endUnreached(observed, i + 1, nanos);
-						return new RateLimitVerdict(applied, List.of(), true, null);
+						return new RateLimitVerdict(applied, List.of(), true, null, List.of(), slots);
 					}
 					continue;
 				}
 			}
-			else if (i < answers.size()) {
-				decisions = answers.get(i);
-			}
 			else {
-				this.observation.end(observed.get(i), Outcome.NOT_REACHED, nanos);
-				continue;
+				int rate = indexes.get(i)[0];
+				int slot = indexes.get(i)[1];
+				int last = Math.max(rate, slot);
+				if (last >= answers.size()) {
+					// a rule's calls come together: its rate call answered and its slot's not means the slot was the
+					// first refused, which answers; a rule after the refused one was not reached
+					if (rate >= answers.size() || rate < 0 || slot < answers.size()) {
+						this.observation.end(observed.get(i), Outcome.NOT_REACHED, nanos);
+						continue;
+					}
+				}
+				taken = new Taken((rate >= 0) ? answers.get(rate) : List.of(),
+						(slot >= 0 && slot < answers.size()) ? calls.get(slot).slot(answers.get(slot)) : null);
 			}
-			RateLimitVerdict refused = accept(request, rule, budgets.get(i), decisions, observed.get(i), nanos,
-					applied);
+			RateLimitVerdict refused = accept(request, rule, budgets.get(i), taken, observed.get(i), nanos, applied,
+					slots);
 			if (refused != null) {
 				endUnreached(observed, i + 1, nanos);
-				return refused;
+				// decided together, nothing was taken: only slots the local failure mode took are to be given back
+				return new RateLimitVerdict(refused.applied(), refused.violated(), false, null, List.of(),
+						(failure != null || answers == null) ? slots : List.of());
 			}
 		}
-		return new RateLimitVerdict(applied, List.of(), false, null);
+		return new RateLimitVerdict(applied, List.of(), false, null, List.of(), held(slots));
 	}
 
 	private void endUnreached(List<RateLimitObserver.Decision> observed, int from, long nanos) {
@@ -296,14 +412,14 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Records a rule's decisions among the limits applied to the request.
+	 * Records a rule's decisions among the limits applied to the request, and its slot among the slots it holds.
 	 * @return the verdict refusing the request when the rule refused it (shadow rules never do), else
 	 * {@code null}
 	 */
-	private @Nullable RateLimitVerdict accept(Supplier<String> request, RateLimitRule rule, Budget budget,
-			List<RateLimitDecision> decisions, RateLimitObserver.Decision observed, long nanos,
-			List<AppliedLimit> applied) {
+	private @Nullable RateLimitVerdict accept(Supplier<String> request, RateLimitRule rule, Budget budget, Taken taken,
+			RateLimitObserver.Decision observed, long nanos, List<AppliedLimit> applied, List<RateLimitSlot> slots) {
 		List<AppliedLimit> violated = new ArrayList<>(0);
+		List<RateLimitDecision> decisions = taken.decisions();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = budget.capped(decisions.get(i));
 			if (rule.countStatuses() != null && decision.allowed()) {
@@ -314,6 +430,17 @@ public final class RateLimitEnforcer {
 			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i), decision);
 			applied.add(limit);
 			if (!limit.decision().allowed()) {
+				violated.add(limit);
+			}
+		}
+		RateLimitSlot slot = taken.slot();
+		if (slot != null) {
+			AppliedLimit limit = new AppliedLimit(rule.name(), slot.concurrency(), slot.decision(), true);
+			applied.add(limit);
+			if (slot.acquired()) {
+				slots.add(slot);
+			}
+			else {
 				violated.add(limit);
 			}
 		}
@@ -336,16 +463,48 @@ public final class RateLimitEnforcer {
 	 * @return the decisions taken instead, or {@code null} when the rule takes none: it passes, or in
 	 * {@code fail-closed} it refuses the request
 	 */
-	private @Nullable List<RateLimitDecision> onFailure(RateLimitRule rule, Budget budget,
-			@Nullable RuntimeException cause) {
+	private @Nullable Taken onFailure(RateLimitRule rule, Budget budget, @Nullable RuntimeException cause) {
 		if (cause != null && !(cause instanceof RateLimiterUnavailableException)) {
 			this.logs.unexpected(cause);
 		}
-		String key = RateLimitKeys.local(rule.algorithm(), budget.id());
-		return switch (this.failureMode) {
-			case LOCAL -> (this.local == null) ? null : this.local.tryAcquire(key, budget.charged(), rule.cost());
-			case FAIL_OPEN, FAIL_CLOSED -> null;
-		};
+		RateLimiter local = this.local;
+		if (this.failureMode != FailureMode.LOCAL || local == null) {
+			return null;
+		}
+		List<RateLimitDecision> decisions = budget.charged().isEmpty() ? List.of()
+				: local.tryAcquire(RateLimitKeys.local(rule.algorithm(), budget.id()), budget.charged(), rule.cost());
+		RateLimit concurrency = rule.concurrency();
+		if (concurrency == null || !decisions.stream().allMatch(RateLimitDecision::allowed)) {
+			return Taken.of(decisions);
+		}
+		RateLimitSlot slot = local.tryAcquireSlot(RateLimitKeys.localSlots(budget.id()), concurrency.limit(),
+				concurrency.window());
+		if (!slot.acquired() && !decisions.isEmpty() && !rule.shadow()) {
+			local.refund(RateLimitKeys.local(rule.algorithm(), budget.id()), budget.charged(), rule.cost());
+		}
+		return new Taken(decisions, slot);
+	}
+
+	/**
+	 * What a rule took: its rate limits' decisions (none for a rule of requests in flight only), and its slot.
+	 */
+	private record Taken(List<RateLimitDecision> decisions, @Nullable RateLimitSlot slot) {
+
+		static Taken of(List<RateLimitDecision> decisions) {
+			return new Taken(decisions, null);
+		}
+
+	}
+
+	/** The slots of requests in flight this instance holds, renewed until given back. */
+	public SlotLeases leases() {
+		return this.leases;
+	}
+
+	/** Stops renewing slots: those still held come back when their leases end. */
+	@Override
+	public void close() {
+		this.leases.close();
 	}
 
 	/** The budgets of requests under rules, for the flow's plan look-ups. */

@@ -39,7 +39,7 @@ public final class RateLimitHeaders {
 	 */
 	public HttpHeaders of(RateLimitVerdict verdict) {
 		HttpHeaders headers = new HttpHeaders();
-		List<AppliedLimit> applied = verdict.applied();
+		List<AppliedLimit> applied = windows(verdict.applied());
 		if (!applied.isEmpty() && this.enabled) {
 			List<String> policies = new ArrayList<>(applied.size());
 			List<String> states = new ArrayList<>(applied.size());
@@ -66,6 +66,16 @@ public final class RateLimitHeaders {
 			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(verdict.violated())));
 		}
 		return headers;
+	}
+
+	/** The limits of permits per window: a concurrency has no window to announce. */
+	private static List<AppliedLimit> windows(List<AppliedLimit> applied) {
+		for (AppliedLimit limit : applied) {
+			if (limit.concurrency()) {
+				return applied.stream().filter((each) -> !each.concurrency()).toList();
+			}
+		}
+		return applied;
 	}
 
 	/**

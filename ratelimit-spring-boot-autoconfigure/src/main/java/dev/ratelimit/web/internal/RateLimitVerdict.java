@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.web.AfterResponse;
+import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
@@ -20,10 +23,25 @@ import dev.ratelimit.web.RateLimitRule;
  * @param counted the charges taken under rules that count responses by status, to settle with
  * {@link RateLimitFlow#settle} once the final status is known; empty when the request is refused (they
  * were given back)
+ * @param slots the slots of requests in flight held for it ({@code concurrency} rules), given back after the response;
+ * empty when the request is refused (they were given back)
  * @since 0.1.0
  */
 public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
-		@Nullable RateLimitRule missingKey, List<StatusCharge> counted) {
+		@Nullable RateLimitRule missingKey, List<StatusCharge> counted, List<RateLimitSlot> slots) {
+
+	/**
+	 * Creates a verdict without slots of requests in flight.
+	 * @param applied every limit applied, with its decision, in order
+	 * @param violated the limits that refused the request
+	 * @param unavailable whether the failure mode refuses the request
+	 * @param missingKey the rule whose key the request lacks, or {@code null}
+	 * @param counted the charges to settle by status
+	 */
+	public RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
+			@Nullable RateLimitRule missingKey, List<StatusCharge> counted) {
+		this(applied, violated, unavailable, missingKey, counted, List.of());
+	}
 
 	/**
 	 * Creates a verdict without charges to settle after the response.
@@ -46,6 +64,15 @@ public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> vi
 	}
 
 	/**
+	 * Returns what the request settles after its response: its charges by status and its slots.
+	 * @return what it settles
+	 */
+	public AfterResponse afterResponse() {
+		return (this.counted.isEmpty() && this.slots.isEmpty()) ? AfterResponse.NONE
+				: new AfterResponse(this.counted, this.slots);
+	}
+
+	/**
 	 * Returns this verdict with the limits an earlier stage applied to the same request first, so that
 	 * the headers announce every rule applied to it.
 	 * @param earlier the limits applied before, or {@code null} when none were
@@ -57,7 +84,7 @@ public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> vi
 		}
 		List<AppliedLimit> all = new ArrayList<>(earlier);
 		all.addAll(this.applied);
-		return new RateLimitVerdict(all, this.violated, this.unavailable, this.missingKey, this.counted);
+		return new RateLimitVerdict(all, this.violated, this.unavailable, this.missingKey, this.counted, this.slots);
 	}
 
 }

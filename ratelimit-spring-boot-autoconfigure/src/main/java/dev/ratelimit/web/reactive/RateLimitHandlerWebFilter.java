@@ -34,7 +34,7 @@ public final class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		return this.support.applyAfterAuthentication(exchange)
-			.flatMap((allowed) -> allowed ? chain.filter(exchange) : Mono.empty());
+			.flatMap((allowed) -> allowed ? this.support.settling(exchange, chain.filter(exchange)) : Mono.empty());
 	}
 
 	@Override

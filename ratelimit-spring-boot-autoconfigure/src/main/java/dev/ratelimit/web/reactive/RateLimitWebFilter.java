@@ -36,7 +36,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		return this.support.applyBeforeAuthentication(exchange)
-			.flatMap((allowed) -> allowed ? chain.filter(exchange) : Mono.empty());
+			.flatMap((allowed) -> allowed ? this.support.settling(exchange, chain.filter(exchange)) : Mono.empty());
 	}
 
 	@Override

@@ -83,10 +83,10 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 		}
 		catch (IOException | ServletException | RuntimeException | Error ex) {
-			this.support.settleCounted(request, response, ex);
+			this.support.settleAfterResponse(request, response, ex);
 			throw ex;
 		}
-		this.support.settleCounted(request, response, null);
+		this.support.settleAfterResponse(request, response, null);
 	}
 
 }

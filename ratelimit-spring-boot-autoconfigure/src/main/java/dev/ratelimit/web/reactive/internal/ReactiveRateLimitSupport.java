@@ -26,7 +26,7 @@ import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.ContentNegotiation;
-import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactorObservations;
@@ -58,6 +58,10 @@ import org.springframework.web.server.ServerWebExchange;
  * @since 0.1.0
  */
 public final class ReactiveRateLimitSupport {
+
+	/** The exchange attribute that holds the slots to give back when the exchange completes. */
+	private static final String SLOTS = ReactiveRateLimitSupport.class.getName() + ".slots";
+
 
 	private static final Mono<Boolean> GO_ON = Mono.just(true);
 
@@ -129,6 +133,23 @@ public final class ReactiveRateLimitSupport {
 		}
 		return Mono.deferContextual(
 				(context) -> answer(this.flow.afterAuthentication(new WebFluxExchange(exchange, context))));
+	}
+
+	/**
+	 * Runs the rest of a filter chain, then gives back the slots of requests in flight ({@code concurrency} rules)
+	 * the exchange's rules took, when it completes: its response written, failed or cancelled.
+	 * @param exchange the exchange
+	 * @param chain the rest of the chain
+	 * @return the chain, settling when it ends
+	 */
+	public Mono<Void> settling(ServerWebExchange exchange, Mono<Void> chain) {
+		return chain.doFinally((signal) -> {
+			Object held = exchange.getAttributes().remove(SLOTS);
+			if (held instanceof AfterResponse slots) {
+				// slots only: the charges by status were settled before the response was committed
+				this.flow.release(slots);
+			}
+		});
 	}
 
 	/**
@@ -302,14 +323,24 @@ public final class ReactiveRateLimitSupport {
 		}
 
 		@Override
-		public void settleAfter(List<StatusCharge> charges) {
-			// settled once the response's final status is known, before it is sent (an error the handler throws is
-			// the 500 WebFlux writes); a response that is never committed (the client went away) keeps its charges,
-			// as on the servlet stack
-			ServerHttpResponse response = this.exchange.getResponse();
-			response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow
-				.settleAsync(charges, (response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
+		public void settleAfter(AfterResponse after) {
+			if (!after.charges().isEmpty()) {
+				// settled once the response's final status is known, before it is sent (an error the handler throws is
+				// the 500 WebFlux writes); a response that is never committed (the client went away) keeps its charges,
+				// as on the servlet stack
+				ServerHttpResponse response = this.exchange.getResponse();
+				AfterResponse charges = new AfterResponse(after.charges(), List.of());
+				response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow
+					.settleAsync(charges, (response.getStatusCode() != null) ? response.getStatusCode().value() : 200)));
+			}
+			if (!after.slots().isEmpty()) {
+				// given back when the exchange completes (settling, below), its body written or not
+				this.exchange.getAttributes()
+					.merge(SLOTS, new AfterResponse(List.of(), after.slots()),
+							(held, more) -> ((AfterResponse) held).and((AfterResponse) more));
+			}
 		}
+
 
 	}
 

@@ -3,9 +3,7 @@ package dev.ratelimit.web.servlet.internal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +29,7 @@ import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
@@ -56,7 +54,7 @@ import org.springframework.web.util.UriUtils;
 public final class ServletRateLimitSupport {
 
 	/** The rules of a request that are charged after its response, by its status. */
-	private static final String COUNTED = ServletRateLimitSupport.class.getName() + ".counted";
+	private static final String AFTER_RESPONSE = ServletRateLimitSupport.class.getName() + ".afterResponse";
 
 	/** Where Tomcat says that it could not parse a request's parameters. */
 	private static final String PARAMETER_PARSE_FAILED = "org.apache.catalina.parameter_parse_failed";
@@ -276,74 +274,73 @@ public final class ServletRateLimitSupport {
 		}
 
 		@Override
-		public void settleAfter(List<StatusCharge> charges) {
+		public void settleAfter(AfterResponse after) {
 			// settled by the RateLimitFilter once the chain has returned
-			@SuppressWarnings("unchecked")
-			List<StatusCharge> counted = (List<StatusCharge>) this.request.getAttribute(COUNTED);
-			if (counted == null) {
-				counted = new ArrayList<>(charges.size());
-				this.request.setAttribute(COUNTED, counted);
-			}
-			counted.addAll(charges);
+			AfterResponse earlier = (AfterResponse) this.request.getAttribute(AFTER_RESPONSE);
+			this.request.setAttribute(AFTER_RESPONSE, (earlier != null) ? earlier.and(after) : after);
 		}
 
 	}
 
 	/**
-	 * Settles the charges a request took under rules that count responses by status ({@code count-statuses})
-	 * once its final status is known, for the {@link RateLimitFilter} once the chain has returned: at once for
-	 * a request the chain answered; for one it left asynchronous ({@code CompletableFuture},
-	 * {@code DeferredResult}, {@code Callable}, {@code StreamingResponseBody}), when it completes, with the
-	 * status it ends with. A request whose client went away keeps its charges.
+	 * Settles what a request took once its response is complete, for the {@link RateLimitFilter} once the chain has
+	 * returned: the charges of rules that count responses by status ({@code count-statuses}) by its final status,
+	 * and the slots of {@code concurrency} rules given back; at once for a request the chain answered; for one it left
+	 * asynchronous ({@code CompletableFuture}, {@code DeferredResult}, {@code Callable}, {@code StreamingResponseBody}),
+	 * when it completes, with the status it ends with. A request whose client went away keeps its charges, and gives
+	 * its slots back.
 	 * @param request the request
 	 * @param response the response
 	 * @param failure what the chain threw, or {@code null}: an exception nobody handled ends as the 500 the
 	 * container sends, unless the response was committed already
 	 */
-	public void settleCounted(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
-		@SuppressWarnings("unchecked")
-		List<StatusCharge> counted = (List<StatusCharge>) request.getAttribute(COUNTED);
-		if (counted == null) {
+	public void settleAfterResponse(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
+		AfterResponse after = (AfterResponse) request.getAttribute(AFTER_RESPONSE);
+		if (after == null) {
 			return;
 		}
 		if (failure != null) {
-			request.removeAttribute(COUNTED);
-			if (!DisconnectedClientHelper.isClientDisconnectedException(failure)) {
-				this.flow.settle(counted, response.isCommitted() ? response.getStatus() : 500);
+			request.removeAttribute(AFTER_RESPONSE);
+			if (DisconnectedClientHelper.isClientDisconnectedException(failure)) {
+				this.flow.release(after);
+			}
+			else {
+				this.flow.settle(after, response.isCommitted() ? response.getStatus() : 500);
 			}
 			return;
 		}
 		if (request.isAsyncStarted()) {
-			request.getAsyncContext().addListener(new AsyncSettlement(counted), request, response);
+			request.getAsyncContext().addListener(new AsyncSettlement(after), request, response);
 			return;
 		}
-		request.removeAttribute(COUNTED);
-		this.flow.settle(counted, response.getStatus());
+		request.removeAttribute(AFTER_RESPONSE);
+		this.flow.settle(after, response.getStatus());
 	}
 
 	/**
-	 * Settles the charges of an asynchronous request when it completes, with its final status; keeps them when
-	 * its client went away.
+	 * Settles what an asynchronous request took when it completes, with its final status; keeps its charges when its
+	 * client went away.
 	 */
 	private final class AsyncSettlement implements AsyncListener {
 
-		private final List<StatusCharge> counted;
+		private final AfterResponse after;
 
 		private volatile boolean disconnected;
 
-		AsyncSettlement(List<StatusCharge> counted) {
-			this.counted = counted;
+		AsyncSettlement(AfterResponse after) {
+			this.after = after;
 		}
 
 		@Override
 		public void onComplete(AsyncEvent event) {
-			event.getSuppliedRequest().removeAttribute(COUNTED);
+			event.getSuppliedRequest().removeAttribute(AFTER_RESPONSE);
 			Object error = event.getSuppliedRequest().getAttribute(RequestDispatcher.ERROR_EXCEPTION);
 			if (this.disconnected
 					|| (error instanceof Throwable thrown && DisconnectedClientHelper.isClientDisconnectedException(thrown))) {
+				ServletRateLimitSupport.this.flow.release(this.after);
 				return;
 			}
-			ServletRateLimitSupport.this.flow.settle(this.counted,
+			ServletRateLimitSupport.this.flow.settle(this.after,
 					((HttpServletResponse) event.getSuppliedResponse()).getStatus());
 		}
 
