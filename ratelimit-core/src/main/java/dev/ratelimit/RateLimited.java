@@ -151,6 +151,21 @@ public @interface RateLimited {
 	String fallbackMethod() default "";
 
 	/**
+	 * How many calls per key may be in flight at once, across every instance, at least 1; 0 for no such limit. Alone
+	 * (without {@link #limit()}) or beside the limits: a call holds a slot from its decision until it completes (its
+	 * response, or its future or publisher), under a lease renewed while it runs.
+	 * @return the calls in flight, or 0
+	 */
+	long concurrency() default 0;
+
+	/**
+	 * How long a call's slot is held without a renewal, such as {@code "5m"}; empty for a minute. The slots of an
+	 * instance that crashed come back when their leases end.
+	 * @return the lease, or empty
+	 */
+	String concurrencyLease() default "";
+
+	/**
 	 * The rule's name in headers and Redis keys; empty for the class's simple name (class level) or
 	 * {@code <Class>.<method>} (method level).
 	 * @return the name, or empty

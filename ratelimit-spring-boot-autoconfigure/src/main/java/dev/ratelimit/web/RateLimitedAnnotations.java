@@ -148,6 +148,11 @@ final class RateLimitedAnnotations {
 			limits = List.of(new LimitDefinition("", (annotation.limit() != 0) ? annotation.limit() : null,
 					period.longest(), null));
 		}
+		else if (annotation.concurrency() != 0 && annotation.limit() == 0 && annotation.window().isEmpty()
+				&& annotation.burst() == 0 && annotation.limits().length == 0 && annotation.plans().length == 0) {
+			// calls in flight only: withConcurrency checks it
+			limits = List.of();
+		}
 		else {
 			limits = limits(name, "", annotation.limit(), annotation.window(), annotation.burst(), annotation.limits());
 		}
@@ -178,6 +183,9 @@ final class RateLimitedAnnotations {
 				: duration(name, "blockFor", annotation.blockFor()),
 				(annotation.blockMultiplier() != 0) ? annotation.blockMultiplier() : null,
 				annotation.blockMax().isEmpty() ? null : duration(name, "blockMax", annotation.blockMax()));
+		rule = this.factory.withConcurrency(rule, (annotation.concurrency() != 0) ? annotation.concurrency() : null,
+				annotation.concurrencyLease().isEmpty() ? null
+						: duration(name, "concurrencyLease", annotation.concurrencyLease()));
 		RateLimitRule.Builder builder = rule.toBuilder();
 		if (period != null) {
 			builder.period(period, annotation.zone().isEmpty() ? java.time.ZoneOffset.UTC : zone(name, annotation.zone()));

@@ -1,5 +1,7 @@
 package dev.ratelimit.web.internal;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -78,9 +80,11 @@ public final class SlotLeases implements AutoCloseable {
 	/**
 	 * Renews the slots held for half their lease or more; one whose lease had ended is dropped (its request goes on,
 	 * and another may have taken its place), one Redis could not renew is tried again at the next tick.
+	 * @return completes when every renewal is answered; never exceptionally
 	 */
-	void renewDue() {
+	CompletableFuture<Void> renewDue() {
 		long now = this.nanoTime.getAsLong();
+		List<CompletableFuture<?>> renewals = new ArrayList<>(0);
 		this.held.forEach((slot, since) -> {
 			if (now - since < slot.lease().toNanos() / 2) {
 				return;
@@ -92,7 +96,7 @@ public final class SlotLeases implements AutoCloseable {
 			catch (RuntimeException ex) {
 				renewed = CompletableFuture.failedFuture(ex);
 			}
-			renewed.whenComplete((stillHeld, failure) -> {
+			renewals.add(renewed.handle((stillHeld, failure) -> {
 				if (failure != null) {
 					this.logs.slotNotRenewed(RateLimitEnforcer.unwrap(failure));
 				}
@@ -102,8 +106,10 @@ public final class SlotLeases implements AutoCloseable {
 				else if (this.held.remove(slot) != null && !slot.released()) {
 					this.logs.slotLost(slot);
 				}
-			});
+				return null;
+			}));
 		});
+		return CompletableFuture.allOf(renewals.toArray(CompletableFuture[]::new));
 	}
 
 	private void startTimer() {

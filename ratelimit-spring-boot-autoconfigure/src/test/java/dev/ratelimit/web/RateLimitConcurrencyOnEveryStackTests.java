@@ -1,0 +1,168 @@
+package dev.ratelimit.web;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Rules that limit requests in flight ({@code concurrency}) on every stack, two instances sharing one Redis: never
+ * more requests in the handler than the limit (counted by the handler), refusals with 429, a short
+ * {@code Retry-After} and a problem detail that says so, every slot given back when its response completes
+ * (asynchronous handlers included), and a refusal for concurrency charging none of the rule's rate limit.
+ */
+class RateLimitConcurrencyOnEveryStackTests {
+
+	private static final Map<String, String> RULES = Map.of("ratelimit.rules.export.paths", "/export",
+			"ratelimit.rules.export.key", "header:X-Tenant", "ratelimit.rules.export.concurrency", "5",
+			"ratelimit.rules.report.paths", "/held", "ratelimit.rules.report.key", "header:X-Tenant",
+			"ratelimit.rules.report.concurrency", "1", "ratelimit.rules.report.limit", "2",
+			"ratelimit.rules.report.window", "15m");
+
+	/** Per stack, two instances sharing a key prefix: one budget, as two instances of one service have. */
+	private static final Map<WebStack, List<StackApp>> instances = new EnumMap<>(WebStack.class);
+
+	@AfterAll
+	static void stop() {
+		instances.values().forEach((apps) -> apps.forEach(StackApp::close));
+	}
+
+	private static synchronized List<StackApp> instances(WebStack stack) {
+		return instances.computeIfAbsent(stack, (key) -> {
+			Map<String, String> properties = new java.util.HashMap<>(RULES);
+			properties.put("ratelimit.key-prefix", "inflight-" + UUID.randomUUID().toString().substring(0, 8));
+			return List.of(stack.start(properties, Work.class), stack.start(properties, Work.class));
+		});
+	}
+
+	@BeforeEach
+	void reset() {
+		Work.inFlight.set(0);
+		Work.most.set(0);
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void fiftyClientsOnTwoInstancesNeverHaveMoreThanTheLimitInFlight(WebStack stack) throws Exception {
+		List<StackApp> apps = instances(stack);
+		int clients = 50;
+		int rounds = 4;
+		ExecutorService threads = Executors.newFixedThreadPool(clients);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<List<StackApp.Reply>>> replies = new ArrayList<>();
+			for (int i = 0; i < clients; i++) {
+				StackApp app = apps.get(i % 2);
+				replies.add(threads.submit(() -> {
+					start.await();
+					List<StackApp.Reply> mine = new ArrayList<>();
+					for (int round = 0; round < rounds; round++) {
+						mine.add(app.get("/export", "X-Tenant", "acme"));
+					}
+					return mine;
+				}));
+			}
+			start.countDown();
+			List<StackApp.Reply> all = new ArrayList<>();
+			for (Future<List<StackApp.Reply>> each : replies) {
+				all.addAll(each.get(60, TimeUnit.SECONDS));
+			}
+			assertThat(all).hasSize(clients * rounds);
+			assertThat(all).extracting(StackApp.Reply::status).containsOnly(200, 429);
+			List<StackApp.Reply> refused = all.stream().filter((reply) -> reply.status() == 429).toList();
+			assertThat(refused).isNotEmpty().allSatisfy((reply) -> {
+				assertThat(reply.header("Retry-After")).hasValue("1");
+				assertThat(reply.body()).contains("Too many requests in flight: 'export' allows 5 at a time");
+			});
+			assertThat(Work.most.get()).as("requests in the handler at once, across both instances").isEqualTo(5);
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		// every slot is given back once its response completed
+		StringRedisTemplate redis = apps.get(0).context().getBean(StringRedisTemplate.class);
+		String slots = apps.get(0).keyPrefix() + ":concurrency:export:header:acme";
+		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> redis.opsForZSet().zCard(slots) == 0);
+		assertThat(apps.get(0).get("/export", "X-Tenant", "acme").status()).isEqualTo(200);
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void aRequestRefusedForConcurrencyChargesNoneOfTheRateLimit(WebStack stack) throws Exception {
+		List<StackApp> apps = instances(stack);
+		String tenant = "t-" + UUID.randomUUID().toString().substring(0, 8);
+		ExecutorService thread = Executors.newSingleThreadExecutor();
+		try {
+			Work.release = new CompletableFuture<>();
+			Future<StackApp.Reply> held = thread.submit(() -> apps.get(0).get("/held", "X-Tenant", tenant));
+			await().atMost(java.time.Duration.ofSeconds(10)).until(() -> Work.inFlight.get() == 1);
+			for (int i = 0; i < 3; i++) {
+				StackApp.Reply refused = apps.get(i % 2).get("/held", "X-Tenant", tenant);
+				assertThat(refused.status()).isEqualTo(429);
+				assertThat(refused.body()).contains("'report' allows 1 at a time");
+			}
+			Work.release.complete("done");
+			assertThat(held.get(10, TimeUnit.SECONDS).status()).isEqualTo(200);
+			// one permit of the two left: the refusals took none
+			Work.release.complete("done");
+			StackApp.Reply second = apps.get(1).get("/held", "X-Tenant", tenant);
+			assertThat(second.status()).isEqualTo(200);
+			assertThat(second.header("RateLimit").orElseThrow()).startsWith("\"report\";r=0;");
+			assertThat(second.header("RateLimit-Policy").orElseThrow()).isEqualTo("\"report\";q=2;w=900");
+			assertThat(apps.get(0).get("/held", "X-Tenant", tenant).status()).isEqualTo(429);
+		}
+		finally {
+			Work.release.complete("done");
+			thread.shutdownNow();
+		}
+	}
+
+	@RestController
+	static class Work {
+
+		static final AtomicInteger inFlight = new AtomicInteger();
+
+		static final AtomicInteger most = new AtomicInteger();
+
+		static volatile CompletableFuture<String> release = CompletableFuture.completedFuture("done");
+
+		/** Work that lasts 20 ms, answered asynchronously: on the servlet stack the slot is given back when it completes. */
+		@GetMapping("/export")
+		CompletableFuture<String> export() {
+			most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+			return CompletableFuture.supplyAsync(() -> {
+				inFlight.decrementAndGet();
+				return "exported";
+			}, CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS));
+		}
+
+		/** Work that lasts until the test lets it end. */
+		@GetMapping("/held")
+		CompletableFuture<String> held() {
+			inFlight.incrementAndGet();
+			return release.whenComplete((done, failure) -> inFlight.decrementAndGet());
+		}
+
+	}
+
+}
