@@ -120,6 +120,41 @@ final class GrpcApp implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Starts a call and sends one message without ending it: a call in flight until the test half-closes or cancels
+	 * it.
+	 * @param method the method, client-streaming
+	 * @param message the message
+	 * @param metadata the call's headers
+	 * @return the call, and its status once it ends
+	 */
+	Open open(MethodDescriptor<String, String> method, String message, Map<String, String> metadata) {
+		Metadata sent = new Metadata();
+		metadata.forEach((name, value) -> sent.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER), value));
+		io.grpc.ClientCall<String, String> call = this.channel.newCall(method,
+				CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS));
+		CompletableFuture<Status> closed = new CompletableFuture<>();
+		call.start(new io.grpc.ClientCall.Listener<>() {
+
+			@Override
+			public void onClose(Status status, Metadata trailers) {
+				closed.complete(status);
+			}
+
+		}, sent);
+		call.request(1);
+		call.sendMessage(message);
+		return new Open(call, closed);
+	}
+
+	/**
+	 * A call in flight.
+	 * @param call the call
+	 * @param closed its status once it ends
+	 */
+	record Open(io.grpc.ClientCall<String, String> call, CompletableFuture<Status> closed) {
+	}
+
 	Reply call(MethodDescriptor<String, String> method, String request) {
 		return call(method, request, Map.of());
 	}

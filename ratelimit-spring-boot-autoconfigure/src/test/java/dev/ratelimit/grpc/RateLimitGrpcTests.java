@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.testsupport.ClosedPort;
 import io.grpc.Status;
@@ -29,6 +30,7 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The rules on gRPC calls, made by a real grpc-java client against Spring Boot's gRPC server on 127.0.0.1 (its own
@@ -152,6 +154,37 @@ class RateLimitGrpcTests {
 		HttpResponse<String> refused = client.send(request, HttpResponse.BodyHandlers.ofString());
 		assertThat(refused.statusCode()).isEqualTo(429);
 		assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+	}
+
+	@ParameterizedTest
+	@EnumSource(GrpcStack.class)
+	void holdsASlotOfACallInFlightUntilItEndsOrIsCancelled(GrpcStack stack) throws Exception {
+		try (GrpcApp app = stack.start(Map.of("ratelimit.rules.exports.paths", "/test.Greeter/Upload",
+				"ratelimit.rules.exports.key", "header:x-tenant", "ratelimit.rules.exports.concurrency", "1"))) {
+			Map<String, String> acme = Map.of("x-tenant", "acme");
+			GrpcApp.Open first = app.open(TestGreeter.UPLOAD, "part", acme);
+			TestGreeter greeter = app.context().getBean(TestGreeter.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> greeter.received.get() == 1);
+			GrpcApp.Reply refused = app.call(TestGreeter.UPLOAD, "a,b", acme);
+			assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+			assertThat(refused.details().getMessage())
+				.startsWith("Too many requests in flight: 'exports' allows 1 at a time");
+			assertThat(app.call(TestGreeter.UPLOAD, "a,b", Map.of("x-tenant", "other")).code()).isEqualTo(Status.Code.OK);
+			// a call the client cancels gives its slot back
+			first.call().cancel("the test goes away", null);
+			assertThat(first.closed().get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> app.call(TestGreeter.UPLOAD, "a,b", acme).code() == Status.Code.OK);
+			// a call that ends gives it back too
+			GrpcApp.Open second = app.open(TestGreeter.UPLOAD, "part", acme);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> app.call(TestGreeter.UPLOAD, "a", acme).code() == Status.Code.RESOURCE_EXHAUSTED);
+			second.call().halfClose();
+			assertThat(second.closed().get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+			for (int i = 0; i < 3; i++) {
+				assertThat(app.call(TestGreeter.UPLOAD, "a", acme).code()).isEqualTo(Status.Code.OK);
+			}
+		}
 	}
 
 	@ParameterizedTest

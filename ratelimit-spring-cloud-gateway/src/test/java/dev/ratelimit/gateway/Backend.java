@@ -6,6 +6,9 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.sun.net.httpserver.HttpServer;
@@ -20,6 +23,15 @@ final class Backend implements AutoCloseable {
 
 	private final AtomicInteger requests = new AtomicInteger();
 
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	private final AtomicInteger mostInFlight = new AtomicInteger();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	/** What requests under a {@code /held} path wait for before they are answered. */
+	volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
 	private Backend(HttpServer server) {
 		this.server = server;
 	}
@@ -28,8 +40,18 @@ final class Backend implements AutoCloseable {
 		try {
 			HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
 			Backend backend = new Backend(server);
+			server.setExecutor(backend.executor);
 			server.createContext("/", (exchange) -> {
 				backend.requests.incrementAndGet();
+				backend.mostInFlight.accumulateAndGet(backend.inFlight.incrementAndGet(), Math::max);
+				try {
+					if (exchange.getRequestURI().getPath().contains("/held")) {
+						backend.gate.join();
+					}
+				}
+				finally {
+					backend.inFlight.decrementAndGet();
+				}
 				byte[] body = ("backend " + exchange.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
 				exchange.sendResponseHeaders(200, body.length);
 				try (OutputStream out = exchange.getResponseBody()) {
@@ -52,9 +74,21 @@ final class Backend implements AutoCloseable {
 		return this.requests.get();
 	}
 
+	/** The requests the backend serves now. */
+	int inFlight() {
+		return this.inFlight.get();
+	}
+
+	/** The most requests the backend served at once. */
+	int mostInFlight() {
+		return this.mostInFlight.get();
+	}
+
 	@Override
 	public void close() {
+		this.gate.complete(null);
 		this.server.stop(0);
+		this.executor.shutdownNow();
 	}
 
 }
