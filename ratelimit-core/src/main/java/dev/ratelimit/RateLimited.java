@@ -151,6 +151,14 @@ public @interface RateLimited {
 	String fallbackMethod() default "";
 
 	/**
+	 * Whether the limit refuses calls over it: {@code "true"} or {@code "false"}; empty for {@code "true"}. A soft
+	 * limit ({@code "false"}) is decided, charged and announced, never refuses, and tells the handler where the
+	 * caller stands ({@code dev.ratelimit.web.RateLimitContext}).
+	 * @return whether the limit refuses, or empty
+	 */
+	String enforce() default "";
+
+	/**
 	 * How many calls per key may be in flight at once, across every instance, at least 1; 0 for no such limit. Alone
 	 * (without {@link #limit()}) or beside the limits: a call holds a slot from its decision until it completes (its
 	 * response, or its future or publisher), under a lease renewed while it runs.

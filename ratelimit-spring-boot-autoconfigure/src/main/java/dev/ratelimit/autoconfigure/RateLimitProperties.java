@@ -651,6 +651,11 @@ public class RateLimitProperties {
 		private @Nullable Boolean shadow;
 
 		/**
+		 * Whether the rule refuses requests over its limits; false makes it soft: decided, charged and announced in headers, never refused, and its decisions told to the handler (RateLimitContext).
+		 */
+		private boolean enforce = true;
+
+		/**
 		 * How many requests per key may be in flight at once, across every instance; alone or beside the rule's limits.
 		 */
 		private @Nullable Long concurrency;
@@ -787,7 +792,7 @@ public class RateLimitProperties {
 		 * @return the builder
 		 */
 		RateLimitRule.Builder applyTo(RateLimitRule.Builder rule) {
-			return rule.allowKeys(new LinkedHashSet<>(this.allowKeys));
+			return rule.allowKeys(new LinkedHashSet<>(this.allowKeys)).enforce(this.enforce);
 		}
 
 		public long getCost() {
@@ -804,6 +809,14 @@ public class RateLimitProperties {
 
 		public void setShadow(@Nullable Boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public boolean isEnforce() {
+			return this.enforce;
+		}
+
+		public void setEnforce(boolean enforce) {
+			this.enforce = enforce;
 		}
 
 		public @Nullable Long getConcurrency() {

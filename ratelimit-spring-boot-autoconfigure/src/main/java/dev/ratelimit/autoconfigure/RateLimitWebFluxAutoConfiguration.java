@@ -33,6 +33,12 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.reactive.BindingContext;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
+import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
+import dev.ratelimit.web.RateLimitContext;
 
 /**
  * Applies the shared {@link RateLimitRules} in reactive (WebFlux) applications: a
@@ -85,6 +91,35 @@ public final class RateLimitWebFluxAutoConfiguration {
 	WebExceptionHandler rateLimitExceededWebExceptionHandler(ReactiveRateLimitSupport support) {
 		return (exchange, ex) -> (ex instanceof RateLimitExceededException refused
 				&& !exchange.getResponse().isCommitted()) ? support.refuse(exchange, refused) : Mono.error(ex);
+	}
+
+	/**
+	 * A handler's {@link RateLimitContext} argument: where its caller stands under the exchange's rules.
+	 * @return the configurer that adds its resolver
+	 */
+	@Bean
+	WebFluxConfigurer rateLimitContextArgumentConfigurer() {
+		return new WebFluxConfigurer() {
+
+			@Override
+			public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {
+				configurer.addCustomResolver(new HandlerMethodArgumentResolver() {
+
+					@Override
+					public boolean supportsParameter(MethodParameter parameter) {
+						return parameter.getParameterType() == RateLimitContext.class;
+					}
+
+					@Override
+					public Mono<Object> resolveArgument(MethodParameter parameter, BindingContext bindingContext,
+							ServerWebExchange exchange) {
+						return Mono.just(RateLimitContext.from(exchange.getAttribute(RateLimitContext.ATTRIBUTE)));
+					}
+
+				});
+			}
+
+		};
 	}
 
 	@Bean

@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.web.RateLimitContext;
 import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
@@ -19,6 +20,12 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.bind.support.WebDataBinderFactory;
+import org.springframework.web.context.request.NativeWebRequest;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.method.support.ModelAndViewContainer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
@@ -48,6 +55,26 @@ final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitiali
 	@Override
 	public void addInterceptors(InterceptorRegistry registry) {
 		registry.addInterceptor(this.interceptor).order(Ordered.HIGHEST_PRECEDENCE);
+	}
+
+	/** A handler's {@link RateLimitContext} argument: where its caller stands under the request's rules. */
+	@Override
+	public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+		resolvers.add(new HandlerMethodArgumentResolver() {
+
+			@Override
+			public boolean supportsParameter(MethodParameter parameter) {
+				return parameter.getParameterType() == RateLimitContext.class;
+			}
+
+			@Override
+			public Object resolveArgument(MethodParameter parameter, @Nullable ModelAndViewContainer container,
+					NativeWebRequest request, @Nullable WebDataBinderFactory binders) {
+				return RateLimitContext
+					.from(request.getAttribute(RateLimitContext.ATTRIBUTE, RequestAttributes.SCOPE_REQUEST));
+			}
+
+		});
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 
@@ -13,9 +15,23 @@ import dev.ratelimit.RateLimitDecision;
  * @param concurrency whether the limit counts requests in flight ({@code ratelimit.rules.<name>.concurrency}) rather
  * than permits per window: the rate-limit headers, which speak of windows, leave it out; a refusal's
  * {@code Retry-After} and problem detail tell it
+ * @param rule the rule that applied it, or {@code null} when it comes from outside the request's rules (a refused
+ * bean method's limit)
  * @since 0.1.0
  */
-public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency) {
+public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency,
+		@Nullable RateLimitRule rule) {
+
+	/**
+	 * Creates a limit applied to a request, without its rule.
+	 * @param policy the policy name
+	 * @param limit the limit
+	 * @param decision the decision
+	 * @param concurrency whether it counts requests in flight
+	 */
+	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency) {
+		this(policy, limit, decision, concurrency, null);
+	}
 
 	/**
 	 * Creates a limit of permits per window applied to a request.
@@ -24,7 +40,7 @@ public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision dec
 	 * @param decision the decision
 	 */
 	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision) {
-		this(policy, limit, decision, false);
+		this(policy, limit, decision, false, null);
 	}
 
 }

@@ -165,6 +165,8 @@ public final class RateLimitFlow {
 		exchange.setAttribute(APPLIED, verdict.applied());
 		exchange.writeHeaders(this.headers.of(verdict));
 		if (verdict.allowed()) {
+			// where the caller stands, for the handler (soft rules)
+			exchange.setAttribute(RateLimitContext.ATTRIBUTE, RateLimitContext.of(verdict.applied()));
 			AfterResponse after = decided.afterResponse();
 			if (!after.isEmpty()) {
 				// taken now, settled once the response is complete

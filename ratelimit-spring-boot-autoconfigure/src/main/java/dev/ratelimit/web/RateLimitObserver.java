@@ -160,6 +160,12 @@ public interface RateLimitObserver {
 		/** A rule in shadow mode would have refused the request, and let it pass. */
 		SHADOW_REJECTED("shadow-rejected"),
 
+		/**
+		 * A soft rule ({@code enforce=false}) found the request over its limit, and let it pass: its handler is told
+		 * ({@link RateLimitContext}).
+		 */
+		SOFT_EXCEEDED("soft-exceeded"),
+
 		/** No decision could be reached; the failure mode applied. */
 		ERROR("error"),
 

@@ -52,13 +52,16 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param concurrency how many requests per key may be in flight at once ({@link RateLimit#limit()}) and the lease
  * a request's slot is held under ({@link RateLimit#window()}), renewed while it runs; {@code null} for no such limit.
  * A rule with it may have no rate limits ({@code limits} empty)
+ * @param enforce whether the rule refuses requests over its limits; {@code false} for a soft rule: decided, charged,
+ * headers sent, never refused, and its decisions told to the handler ({@link RateLimitContext})
  * @since 0.1.0
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
 		Algorithm algorithm, RuleKey key, MissingKey missingKey, long cost, String source, boolean shadow,
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable PlanSource plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
-		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block, @Nullable RateLimit concurrency) {
+		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block, @Nullable RateLimit concurrency,
+		boolean enforce) {
 
 	/**
 	 * Returns a builder that starts from this rule, to derive another.
@@ -144,6 +147,14 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Returns whether the rule lets every request through: in shadow mode, or soft ({@code enforce=false}).
+	 * @return {@code true} when it never refuses
+	 */
+	public boolean neverRefuses() {
+		return this.shadow || !this.enforce;
 	}
 
 	/**
@@ -242,6 +253,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 		private @Nullable RateLimit concurrency;
 
+		private boolean enforce = true;
+
 		private Builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
 			this.name = name;
 			this.limits = List.copyOf(limits);
@@ -267,6 +280,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			this.countStatuses = from.countStatuses;
 			this.block = from.block;
 			this.concurrency = from.concurrency;
+			this.enforce = from.enforce;
 		}
 
 		/**
@@ -398,13 +412,24 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		}
 
 		/**
+		 * Sets whether the rule refuses requests over its limits; {@code false} makes it soft.
+		 * @param refuses whether it refuses them, {@code true} by default
+		 * @return this builder
+		 */
+		public Builder enforce(boolean refuses) {
+			this.enforce = refuses;
+			return this;
+		}
+
+		/**
 		 * Builds the rule.
 		 * @return the rule
 		 */
 		public RateLimitRule build() {
 			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
-					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency);
+					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency,
+					this.enforce);
 		}
 
 	}

@@ -194,6 +194,9 @@ final class RateLimitedAnnotations {
 			throw new InvalidRateLimitRuleException(name, "zone", annotation.zone(),
 					"a zone places a calendar quota's boundaries, and the rule has no period; set period too, or remove it");
 		}
+		if (!annotation.enforce().isEmpty()) {
+			builder.enforce(flag(name, "enforce", annotation.enforce()));
+		}
 		if (annotation.allowKeys().length > 0) {
 			builder.allowKeys(new LinkedHashSet<>(List.of(annotation.allowKeys())));
 		}
@@ -251,11 +254,15 @@ final class RateLimitedAnnotations {
 	}
 
 	private static boolean shadow(String rule, String text) {
+		return flag(rule, "shadow", text);
+	}
+
+	private static boolean flag(String rule, String attribute, String text) {
 		return switch (text.strip().toLowerCase(Locale.ROOT)) {
 			case "true" -> true;
 			case "false" -> false;
-			default -> throw new InvalidRateLimitRuleException(rule, "shadow", text,
-					"use \"true\" or \"false\", or leave it empty for ratelimit.shadow");
+			default -> throw new InvalidRateLimitRuleException(rule, attribute, text, "use \"true\" or \"false\", or leave it empty for "
+					+ (attribute.equals("shadow") ? "ratelimit.shadow" : "true"));
 		};
 	}
 

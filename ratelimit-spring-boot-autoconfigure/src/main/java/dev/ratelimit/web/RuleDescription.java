@@ -29,7 +29,15 @@ final class RuleDescription {
 				text.append(" (burst ").append(limit.burst()).append(')');
 			}
 		}
-		text.append(", ").append(rule.algorithm().id()).append(", on ");
+		RateLimit concurrency = rule.concurrency();
+		if (concurrency != null) {
+			text.append(rule.limits().isEmpty() ? "" : " and ").append(concurrency.limit())
+				.append(" in flight (lease ").append(concurrency.windowLabel()).append(')');
+		}
+		if (!rule.limits().isEmpty()) {
+			text.append(", ").append(rule.algorithm().id());
+		}
+		text.append(", on ");
 		if (rule.paths().isEmpty()) {
 			text.append(rule.source());
 		}
@@ -44,6 +52,9 @@ final class RuleDescription {
 				text.append(" (x").append(block.multiplier()).append(" for repeat offenders, up to ")
 					.append(RateLimit.label(block.max())).append(')');
 			}
+		}
+		if (!rule.enforce()) {
+			text.append(", soft (never refuses; the handler is told)");
 		}
 		return rule.shadow() ? text.append(", shadow mode (observes, never refuses)").toString() : text.toString();
 	}

@@ -150,8 +150,8 @@ public final class RateLimitEnforcer implements AutoCloseable {
 					taken = onFailure(rule, budget, unwrap(failure));
 					if (taken == null) {
 						this.observation.end(observed, Outcome.ERROR, System.nanoTime() - started);
-						// a rule in shadow mode never refuses, not even with 503
-						return (this.failureMode == FailureMode.FAIL_CLOSED && !rule.shadow())
+						// a rule in shadow mode or soft never refuses, not even with 503
+						return (this.failureMode == FailureMode.FAIL_CLOSED && !rule.neverRefuses())
 								? new RateLimitVerdict(applied, List.of(), true, null) : null;
 					}
 					decidedBy = this.local;
@@ -231,7 +231,7 @@ public final class RateLimitEnforcer implements AutoCloseable {
 			if (budget.charged().isEmpty()) {
 				return slot(limiter, budget.id(), concurrency, async).thenApply((slot) -> new Taken(List.of(), slot));
 			}
-			if (!rule.shadow() && RateLimiters.canDecideTogether(List.of(limiter, limiter))) {
+			if (!rule.neverRefuses() && RateLimiters.canDecideTogether(List.of(limiter, limiter))) {
 				// the slot and the rate limits in one script call, all or nothing
 				List<Call> calls = List.of(new Call(limiter, budget.id(), budget.charged(), rule.cost()),
 						Call.slot(limiter, budget.id(), concurrency.limit(), concurrency.window()));
@@ -250,7 +250,7 @@ public final class RateLimitEnforcer implements AutoCloseable {
 					return CompletableFuture.completedFuture(Taken.of(decisions));
 				}
 				return slot(limiter, budget.id(), concurrency, async).thenCompose((slot) -> {
-					if (slot.acquired() || rule.shadow()) {
+					if (slot.acquired() || rule.neverRefuses()) {
 						return CompletableFuture.completedFuture(new Taken(decisions, slot));
 					}
 					CompletableFuture<Void> refunded = async
@@ -285,9 +285,9 @@ public final class RateLimitEnforcer implements AutoCloseable {
 	private boolean decidesTogether(List<RateLimitRule> applicable) {
 		List<RateLimiter> limiters = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			if (rule.shadow() || rule.countStatuses() != null || rule.block() != null) {
-				// a shadow rule's refusal must not keep the others from being charged; checks and blocks have
-				// scripts of their own
+			if (rule.neverRefuses() || rule.countStatuses() != null || rule.block() != null) {
+				// the refusal of a shadow or soft rule must not keep the others from being charged; checks and blocks
+				// have scripts of their own
 				return false;
 			}
 			limiters.add(this.rules.limiter(rule));
@@ -427,7 +427,8 @@ public final class RateLimitEnforcer implements AutoCloseable {
 				decision = RateLimitDecision.allowed(decision.limit(),
 						Math.min(decision.remaining() + rule.cost(), decision.limit()), decision.resetAfter());
 			}
-			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i), decision);
+			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i), decision,
+					false, rule);
 			applied.add(limit);
 			if (!limit.decision().allowed()) {
 				violated.add(limit);
@@ -435,7 +436,7 @@ public final class RateLimitEnforcer implements AutoCloseable {
 		}
 		RateLimitSlot slot = taken.slot();
 		if (slot != null) {
-			AppliedLimit limit = new AppliedLimit(rule.name(), slot.concurrency(), slot.decision(), true);
+			AppliedLimit limit = new AppliedLimit(rule.name(), slot.concurrency(), slot.decision(), true, rule);
 			applied.add(limit);
 			if (slot.acquired()) {
 				slots.add(slot);
@@ -451,6 +452,11 @@ public final class RateLimitEnforcer implements AutoCloseable {
 		if (rule.shadow()) {
 			this.observation.end(observed, Outcome.SHADOW_REJECTED, nanos);
 			this.logs.shadowRejection(rule, budget.id());
+			return null;
+		}
+		if (!rule.enforce()) {
+			// a soft rule lets the request through: its handler reads where the caller stands
+			this.observation.end(observed, Outcome.SOFT_EXCEEDED, nanos);
 			return null;
 		}
 		this.observation.end(observed, Outcome.REJECTED, nanos);
@@ -479,7 +485,7 @@ public final class RateLimitEnforcer implements AutoCloseable {
 		}
 		RateLimitSlot slot = local.tryAcquireSlot(RateLimitKeys.localSlots(budget.id()), concurrency.limit(),
 				concurrency.window());
-		if (!slot.acquired() && !decisions.isEmpty() && !rule.shadow()) {
+		if (!slot.acquired() && !decisions.isEmpty() && !rule.neverRefuses()) {
 			local.refund(RateLimitKeys.local(rule.algorithm(), budget.id()), budget.charged(), rule.cost());
 		}
 		return new Taken(decisions, slot);

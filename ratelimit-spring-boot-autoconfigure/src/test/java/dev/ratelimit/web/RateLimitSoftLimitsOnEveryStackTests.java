@@ -1,0 +1,70 @@
+package dev.ratelimit.web;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Soft rules ({@code enforce=false}) on every stack: decided, charged and announced in headers, never refused, and
+ * told to the handler, as a {@link RateLimitContext} argument and as the request or exchange attribute; a shadow rule
+ * on the same request is not told.
+ */
+class RateLimitSoftLimitsOnEveryStackTests {
+
+	private static final StackApps apps = new StackApps(Map.of("ratelimit.rules.search.paths", "/search",
+			"ratelimit.rules.search.limit", "2", "ratelimit.rules.search.window", "15m", "ratelimit.rules.search.enforce",
+			"false", "ratelimit.rules.watch.paths", "/search", "ratelimit.rules.watch.limit", "1",
+			"ratelimit.rules.watch.window", "15m", "ratelimit.rules.watch.shadow", "true"), Search.class);
+
+	@AfterAll
+	static void stop() {
+		apps.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void answersWithLessOverASoftLimitAndRefusesNothing(WebStack stack) {
+		StackApp app = apps.on(stack);
+		StackApp.Reply first = app.get("/search");
+		assertThat(first.status()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("full: 1 left, exceeded=false, watch told=false, attribute=true");
+		assertThat(app.get("/search").body()).startsWith("full: 0 left");
+		for (int i = 0; i < 3; i++) {
+			StackApp.Reply over = app.get("/search");
+			assertThat(over.status()).isEqualTo(200);
+			assertThat(over.body()).isEqualTo("lite: 0 left, exceeded=true, watch told=false, attribute=true");
+			// decided and announced, never refused
+			assertThat(over.header("RateLimit").orElseThrow()).startsWith("\"search\";r=0;");
+			assertThat(over.header("Retry-After")).isEmpty();
+		}
+		// a request no rule applies to gets an empty context
+		assertThat(app.get("/open-search").body()).isEqualTo("full: none, exceeded=false");
+	}
+
+	@RestController
+	static class Search {
+
+		@GetMapping("/search")
+		String search(RateLimitContext limits,
+				@RequestAttribute(name = RateLimitContext.ATTRIBUTE, required = false) Object attribute) {
+			return (limits.exceeded("search") ? "lite: " : "full: ") + limits.remaining("search").orElseThrow()
+					+ " left, exceeded=" + limits.exceeded() + ", watch told=" + !limits.limits("watch").isEmpty()
+					+ ", attribute=" + (attribute == limits);
+		}
+
+		@GetMapping("/open-search")
+		String open(RateLimitContext limits) {
+			return "full: " + (limits.limits().isEmpty() ? "none" : limits.limits()) + ", exceeded=" + limits.exceeded();
+		}
+
+	}
+
+}
