@@ -93,6 +93,27 @@ public final class LocalRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Takes permits in the windows the key holds now (opening them), whatever they hold: past the limit if need be.
+	 */
+	@Override
+	public void charge(String key, List<RateLimit> limits, long permits) {
+		if (key == null || limits == null || limits.isEmpty() || permits < 1) {
+			throw new IllegalArgumentException("key, limits and at least 1 permit are needed to charge");
+		}
+		long now = this.nanoTime.getAsLong();
+		synchronized (this.windows) {
+			for (RateLimit limit : limits) {
+				long[] state = window(windowKey(key, limit), limit, now);
+				if (now - state[0] >= state[3]) {
+					state[0] = now;
+					state[1] = 0;
+				}
+				state[1] += permits;
+			}
+		}
+	}
+
+	/**
 	 * Takes a slot of work in flight in this instance's memory: a key's slots are counted in a window as long as
 	 * the lease, opened by its first slot, and given back by {@link RateLimitSlot#close()}. A renewal keeps nothing
 	 * more (a slot held past its window no longer counts), which is close enough for a failure mode.

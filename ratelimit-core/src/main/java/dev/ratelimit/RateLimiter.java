@@ -235,6 +235,77 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Takes {@code permits} for {@code key} under {@code limits} whatever the budget holds: for work whose cost is
+	 * known only once it ran (a reservation whose actual cost is more than its estimate). The work is done, so its
+	 * cost counts even past the limit; the key is then refused until its budget has recovered.
+	 * @param key whose budget to charge
+	 * @param limits the limits
+	 * @param permits how many permits to take, at least 1 (more than a limit is allowed)
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws UnsupportedOperationException when the limiter cannot charge past its limits (this default)
+	 * @since 0.1.0
+	 */
+	default void charge(String key, List<RateLimit> limits, long permits) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot charge past its limits");
+	}
+
+	/**
+	 * Takes permits as {@link #charge} does, without making the caller wait for Redis. This default charges in the
+	 * calling thread.
+	 * @param key whose budget to charge
+	 * @param limits the limits
+	 * @param permits how many permits to take, at least 1
+	 * @return completes when the permits are taken, exceptionally when Redis could not take them
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws UnsupportedOperationException when the limiter cannot charge past its limits
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<Void> chargeAsync(String key, List<RateLimit> limits, long permits) {
+		return inCallingThread(() -> {
+			charge(key, limits, permits);
+			return null;
+		});
+	}
+
+	/**
+	 * Reserves an estimate of a cost known only once the work ran (an LLM call's tokens, bytes streamed, rows
+	 * scanned): {@code estimate} permits are taken now, all or nothing, as {@link #tryAcquire(String, List, long)}
+	 * takes them, so that concurrent callers can never take more than the budget; the reservation is then settled with
+	 * the actual cost ({@link RateLimitReservation#settle}: the difference is charged, or given back) or cancelled. One
+	 * never settled within {@code lease} keeps its estimate.
+	 * @param key whose budget is charged
+	 * @param limits the limits
+	 * @param estimate the permits to reserve, from 1 to the smallest limit (or burst)
+	 * @param lease how long the reservation may be settled
+	 * @return the reservation; {@link RateLimitReservation#granted()} tells whether the estimate was taken
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @throws RateLimiterUnavailableException when no decision could be reached
+	 * @since 0.1.0
+	 */
+	default RateLimitReservation reserve(String key, List<RateLimit> limits, long estimate, Duration lease) {
+		RateLimitReservation.checkLease(lease);
+		return new RateLimitReservation(this, key, limits, estimate, lease, tryAcquire(key, limits, estimate));
+	}
+
+	/**
+	 * Reserves an estimate as {@link #reserve} does, without making the caller wait for Redis.
+	 * @param key whose budget is charged
+	 * @param limits the limits
+	 * @param estimate the permits to reserve
+	 * @param lease how long the reservation may be settled
+	 * @return the reservation, completed exceptionally with {@link RateLimiterUnavailableException} when no decision
+	 * could be reached
+	 * @throws IllegalArgumentException when an argument is invalid, before any remote call
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<RateLimitReservation> reserveAsync(String key, List<RateLimit> limits, long estimate,
+			Duration lease) {
+		RateLimitReservation.checkLease(lease);
+		return tryAcquireAsync(key, limits, estimate)
+			.thenApply((decisions) -> new RateLimitReservation(this, key, limits, estimate, lease, decisions));
+	}
+
+	/**
 	 * Tries to take a slot of work in flight for {@code key}: at most {@code limit} slots of a key are held at
 	 * once, each until it is {@linkplain RateLimitSlot#close() closed} or its {@code lease} ends without a
 	 * {@linkplain RateLimitSlot#renew() renewal}. The Redis limiters hold slots in Redis, so that the limit holds

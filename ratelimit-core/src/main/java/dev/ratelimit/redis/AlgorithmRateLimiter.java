@@ -10,6 +10,7 @@ import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.RateLimiter;
 
 import org.springframework.util.Assert;
@@ -72,6 +73,26 @@ public abstract sealed class AlgorithmRateLimiter implements RateLimiter permits
 	@Override
 	public final CompletableFuture<Void> refundAsync(String key, List<RateLimit> limits, long permits) {
 		return this.limiter.refundAsync(key, limits, permits);
+	}
+
+	@Override
+	public final void charge(String key, List<RateLimit> limits, long permits) {
+		this.limiter.charge(key, limits, permits);
+	}
+
+	@Override
+	public final CompletableFuture<Void> chargeAsync(String key, List<RateLimit> limits, long permits) {
+		return this.limiter.chargeAsync(key, limits, permits);
+	}
+
+	@Override
+	public final RateLimitSlot tryAcquireSlot(String key, long limit, Duration lease) {
+		return this.limiter.tryAcquireSlot(key, limit, lease);
+	}
+
+	@Override
+	public final CompletableFuture<RateLimitSlot> tryAcquireSlotAsync(String key, long limit, Duration lease) {
+		return this.limiter.tryAcquireSlotAsync(key, limit, lease);
 	}
 
 	@Override

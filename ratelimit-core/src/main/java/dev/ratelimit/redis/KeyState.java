@@ -95,6 +95,35 @@ final class KeyState {
 		}));
 	}
 
+	void charge(String key, List<RateLimit> limits, long permits) {
+		Futures.join(chargeAsync(key, limits, permits));
+	}
+
+	CompletableFuture<Void> chargeAsync(String key, List<RateLimit> limits, long permits) {
+		Assert.notNull(key, "key must not be null");
+		if (permits < 1) {
+			throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
+		}
+		// past the limit: checked like a call of one permit, charged the whole
+		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
+		List<String> args = RedisScripts.args(this.script.clock, permits, prepared.args(), 1);
+		args.add(this.script.algorithm.id());
+		CompletableFuture<List<?>> reply;
+		try {
+			reply = this.script.runner.runAsync(RedisScripts.CHARGE, this.script.keys.forLimits(key, limits), args);
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = Futures.unwrap(failure);
+				throw new RateLimiterUnavailableException("Redis could not take the permits: " + cause, cause);
+			}
+			return null;
+		}));
+	}
+
 	long reset(String key, List<RateLimit> limits) {
 		Assert.notNull(key, "key must not be null");
 		this.prepared.of(limits, 1);

@@ -77,6 +77,16 @@ final class RedisBlockingRateLimiter implements BlockingRateLimiter {
 	 * Gives back permits a granted call took; a block the key is under stays (see {@link #unblock}).
 	 */
 	@Override
+	public void charge(String key, List<RateLimit> limits, long permits) {
+		this.limiter.charge(key, limits, permits);
+	}
+
+	@Override
+	public CompletableFuture<Void> chargeAsync(String key, List<RateLimit> limits, long permits) {
+		return this.limiter.chargeAsync(key, limits, permits);
+	}
+
+	@Override
 	public void refund(String key, List<RateLimit> limits, long permits) {
 		this.limiter.refund(key, limits, permits);
 	}

@@ -291,6 +291,25 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	}
 
 	/**
+	 * Takes permits whatever the budget holds ({@link RateLimiter#charge}), in one script call.
+	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 */
+	@Override
+	public void charge(String key, List<RateLimit> limits, long permits) {
+		this.state.charge(key, limits, permits);
+	}
+
+	/**
+	 * Takes permits as {@link #charge} does, without holding the caller's thread while Redis answers.
+	 * @return completes when the permits are taken, exceptionally with {@link RateLimiterUnavailableException} when
+	 * Redis cannot answer
+	 */
+	@Override
+	public CompletableFuture<Void> chargeAsync(String key, List<RateLimit> limits, long permits) {
+		return this.state.chargeAsync(key, limits, permits);
+	}
+
+	/**
 	 * Deletes the state of {@code key} under {@code limits}, so that it is back to full at once, and
 	 * forgets the rejections this instance remembers for it. Other instances may refuse it from their
 	 * own memory until the retry time they were given.

@@ -39,6 +39,9 @@ final class RedisScripts {
 	/** Gives back permits a granted call took, under any algorithm (the last argument names it). */
 	static final RedisScript<List> REFUND = RedisScript.of(read("prelude") + read("refund"), List.class);
 
+	/** Takes permits whatever the budget holds, under any algorithm (the last argument names it). */
+	static final RedisScript<List> CHARGE = RedisScript.of(read("prelude") + read("charge"), List.class);
+
 	/** Reads a key's block, or blocks it by hand. */
 	static final RedisScript<List> BLOCK_STATE = RedisScript.of(read("block-state"), List.class);
 

@@ -84,9 +84,11 @@ for i = 1, #KEYS do
   elseif redis.call('PTTL', KEYS[i]) == -1 then
     redis.call('PEXPIRE', KEYS[i], int(math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1)))
   end
+  -- a last refill that lies ahead (a debt charge.lua took, or a clock that stepped back) delays every token
+  local ahead = math.max(stamp - clock(), 0)
   local remaining, retry_after = math.floor(available / window),
-    admits and 0 or math.ceil((permits * window - available) / limit)
-  local reset_after = math.ceil((capacity - available) / limit)
+    admits and 0 or math.ceil((permits * window - available) / limit) + ahead
+  local reset_after = math.ceil((capacity - available) / limit) + ahead
   reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
     reset_after
 end

@@ -34,11 +34,11 @@ class RateLimiterRuntimeHintsTests {
 		new RateLimiterRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
 		Resource[] scripts = new PathMatchingResourcePatternResolver().getResources("classpath*:" + RateLimiterRuntimeHints.SCRIPTS);
 		List<String> names = Arrays.stream(scripts).map(Resource::getFilename).toList();
-		// one per algorithm, the prelude, the reset, refund, together, batch and block scripts: a new script is
-		// found here without editing the test
-		assertThat(names).hasSize(Algorithm.values().length + 7)
-			.contains("prelude.lua", "reset.lua", "refund.lua", "together.lua", "batch.lua", "block.lua",
-					"block-state.lua");
+		// one per algorithm, the prelude, the reset, refund, charge, together, batch, block, concurrency and slot
+		// scripts: a new script is found here without editing the test
+		assertThat(names).hasSize(Algorithm.values().length + 10)
+			.contains("prelude.lua", "reset.lua", "refund.lua", "charge.lua", "together.lua", "batch.lua", "block.lua",
+					"block-state.lua", "concurrency.lua", "slot.lua");
 		for (String name : names) {
 			assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/ratelimit/scripts/" + name))
 				.as(name)
@@ -50,7 +50,8 @@ class RateLimiterRuntimeHintsTests {
 	void coversTheScriptsTheLimitersLoad() {
 		new RateLimiterRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
 		for (String script : List.of("prelude", "fixed-window", "sliding-window-log", "sliding-window-counter",
-				"token-bucket", "gcra", "reset", "refund", "together", "batch", "block", "block-state")) {
+				"token-bucket", "gcra", "reset", "refund", "charge", "together", "batch", "block", "block-state",
+				"concurrency", "slot")) {
 			assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/ratelimit/scripts/" + script + ".lua"))
 				.as(script)
 				.accepts(this.hints);

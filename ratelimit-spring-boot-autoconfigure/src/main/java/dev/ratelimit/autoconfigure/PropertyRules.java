@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.CalendarPeriod;
@@ -16,6 +18,7 @@ import dev.ratelimit.web.LimitDefinition;
 import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.ResponseCost;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -125,7 +128,8 @@ final class PropertyRules {
 							rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses()),
 					rule.getBlockFor(), rule.getBlockMultiplier(), rule.getBlockMax());
 			RateLimitRule.Builder builder = factory
-				.withConcurrency(planned, rule.getConcurrency(), rule.getConcurrencyLease())
+				.withCostFrom(factory.withConcurrency(planned, rule.getConcurrency(), rule.getConcurrencyLease()),
+						costFrom(name, rule))
 				.toBuilder();
 			if (period != null) {
 				builder.period(period, rule.getZone());
@@ -135,6 +139,18 @@ final class PropertyRules {
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);
 		}
+	}
+
+	private static @Nullable ResponseCost costFrom(String name, RateLimitProperties.Rule rule) {
+		String costFrom = rule.getCostFrom();
+		if (costFrom == null) {
+			if (rule.isCostFromExpose()) {
+				throw new InvalidRateLimitRuleException(name, "cost-from-expose", true,
+						"it keeps the cost-from header in responses, and the rule has none; set cost-from too");
+			}
+			return null;
+		}
+		return ResponseCost.header(name, costFrom, rule.isCostFromExpose());
 	}
 
 	/** Whether a rule limits requests in flight only: a concurrency, and no limit, window, burst, limits or plans. */

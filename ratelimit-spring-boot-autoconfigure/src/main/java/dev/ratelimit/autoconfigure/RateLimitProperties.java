@@ -656,6 +656,16 @@ public class RateLimitProperties {
 		private boolean enforce = true;
 
 		/**
+		 * Where the actual cost of a request is read once its response is ready, such as header:X-Tokens-Used: cost is then reserved before the handler and settled with the actual cost after it.
+		 */
+		private @Nullable String costFrom;
+
+		/**
+		 * Whether the cost-from header stays in the response the client gets; by default it is removed.
+		 */
+		private boolean costFromExpose = false;
+
+		/**
 		 * How many requests per key may be in flight at once, across every instance; alone or beside the rule's limits.
 		 */
 		private @Nullable Long concurrency;
@@ -809,6 +819,22 @@ public class RateLimitProperties {
 
 		public void setShadow(@Nullable Boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public @Nullable String getCostFrom() {
+			return this.costFrom;
+		}
+
+		public void setCostFrom(@Nullable String costFrom) {
+			this.costFrom = costFrom;
+		}
+
+		public boolean isCostFromExpose() {
+			return this.costFromExpose;
+		}
+
+		public void setCostFromExpose(boolean costFromExpose) {
+			this.costFromExpose = costFromExpose;
 		}
 
 		public boolean isEnforce() {

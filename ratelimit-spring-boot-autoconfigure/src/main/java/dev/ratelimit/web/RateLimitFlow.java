@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.internal.AddressLists;
-import dev.ratelimit.web.internal.StatusCharge;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.internal.ExchangeKeys;
 import dev.ratelimit.web.internal.RateLimitEnforcer;
@@ -202,22 +201,46 @@ public final class RateLimitFlow {
 	/**
 	 * Settles what a request took once its response is complete: its slots of requests in flight are given back; of
 	 * the charges it took under rules that count responses by status ({@code count-statuses}), those whose rule
-	 * counts the final status are kept, the others given back. Failures are logged, never thrown.
+	 * counts the final status are kept, the others given back; the reservations of rules that read the actual cost
+	 * ({@code cost-from}) stand. Failures are logged, never thrown.
 	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
 	 * @param status the final status of the response
 	 */
 	public void settle(AfterResponse after, int status) {
-		settle(after, status, false).join();
+		settle(after, status, ResponseCost.Actual.NONE, false).join();
 	}
 
 	/**
-	 * Settles as {@link #settle} does, without holding the caller's thread while Redis answers.
+	 * Settles as {@link #settle(AfterResponse, int)} does, and adjusts the reservations of {@code cost-from} rules to
+	 * the actual costs the response tells: the difference charged, or the excess given back.
+	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
+	 * @param status the final status of the response
+	 * @param costs the actual costs the response tells
+	 */
+	public void settle(AfterResponse after, int status, ResponseCost.Actual costs) {
+		settle(after, status, costs, false).join();
+	}
+
+	/**
+	 * Settles as {@link #settle(AfterResponse, int)} does, without holding the caller's thread while Redis answers.
 	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
 	 * @param status the final status of the response
 	 * @return completes when everything is settled; never exceptionally
 	 */
 	public CompletableFuture<Void> settleAsync(AfterResponse after, int status) {
-		return settle(after, status, true);
+		return settle(after, status, ResponseCost.Actual.NONE, true);
+	}
+
+	/**
+	 * Settles as {@link #settle(AfterResponse, int, ResponseCost.Actual)} does, without holding the caller's thread
+	 * while Redis answers.
+	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
+	 * @param status the final status of the response
+	 * @param costs the actual costs the response tells
+	 * @return completes when everything is settled; never exceptionally
+	 */
+	public CompletableFuture<Void> settleAsync(AfterResponse after, int status, ResponseCost.Actual costs) {
+		return settle(after, status, costs, true);
 	}
 
 	/**
@@ -232,13 +255,12 @@ public final class RateLimitFlow {
 				: this.enforcer.release(after.slots(), true);
 	}
 
-	private CompletableFuture<Void> settle(AfterResponse after, int status, boolean async) {
+	private CompletableFuture<Void> settle(AfterResponse after, int status, ResponseCost.Actual costs, boolean async) {
 		CompletableFuture<Void> released = this.enforcer.release(after.slots(), async);
 		if (after.charges().isEmpty()) {
 			return released;
 		}
-		List<StatusCharge> refunded = after.charges().stream().filter((charge) -> !charge.counts(status)).toList();
-		return released.thenCompose((done) -> this.enforcer.settlement().refund(refunded, async));
+		return released.thenCompose((done) -> this.enforcer.settlement().settle(after.charges(), status, costs, async));
 	}
 
 	/**

@@ -54,6 +54,8 @@ import org.springframework.web.util.pattern.PathPattern;
  * A rule with it may have no rate limits ({@code limits} empty)
  * @param enforce whether the rule refuses requests over its limits; {@code false} for a soft rule: decided, charged,
  * headers sent, never refused, and its decisions told to the handler ({@link RateLimitContext})
+ * @param costFrom where the actual cost of a request is read once its work is done: its {@code cost} is then a
+ * reservation, settled with the actual cost; {@code null} when the cost is known before
  * @since 0.1.0
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
@@ -61,7 +63,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable PlanSource plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
 		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block, @Nullable RateLimit concurrency,
-		boolean enforce) {
+		boolean enforce, @Nullable ResponseCost costFrom) {
 
 	/**
 	 * Returns a builder that starts from this rule, to derive another.
@@ -255,6 +257,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 		private boolean enforce = true;
 
+		private @Nullable ResponseCost costFrom;
+
 		private Builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
 			this.name = name;
 			this.limits = List.copyOf(limits);
@@ -281,6 +285,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			this.block = from.block;
 			this.concurrency = from.concurrency;
 			this.enforce = from.enforce;
+			this.costFrom = from.costFrom;
 		}
 
 		/**
@@ -422,6 +427,17 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		}
 
 		/**
+		 * Sets where the actual cost of a request is read once its work is done; {@link RateLimitRuleFactory#withCostFrom}
+		 * checks it.
+		 * @param source the source, or {@code null} when the cost is known before
+		 * @return this builder
+		 */
+		public Builder costFrom(@Nullable ResponseCost source) {
+			this.costFrom = source;
+			return this;
+		}
+
+		/**
 		 * Builds the rule.
 		 * @return the rule
 		 */
@@ -429,7 +445,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
 					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency,
-					this.enforce);
+					this.enforce, this.costFrom);
 		}
 
 	}

@@ -261,6 +261,31 @@ public final class RateLimitRuleFactory {
 	}
 
 	/**
+	 * Returns a rule whose requests reserve their {@code cost} before the work and settle with the actual cost after
+	 * it.
+	 * @param rule the rule
+	 * @param source where the actual cost is read, or {@code null} when it is known before
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException naming {@code cost-from} when the rule cannot settle costs
+	 */
+	public RateLimitRule withCostFrom(RateLimitRule rule, @Nullable ResponseCost source) {
+		if (source == null) {
+			return rule;
+		}
+		String spelling = (source instanceof ResponseCost.Header header) ? "header:" + header.name()
+				: ((ResponseCost.Result) source).expression();
+		if (rule.limits().isEmpty()) {
+			throw new InvalidRateLimitRuleException(rule.name(), "cost-from", spelling,
+					"a cost is charged under the rule's limits, and it has none; set limit and window too");
+		}
+		if (rule.countStatuses() != null) {
+			throw new InvalidRateLimitRuleException(rule.name(), "cost-from", spelling,
+					"a rule charges by status (count-statuses) or by actual cost, not both; put them in two rules");
+		}
+		return rule.toBuilder().costFrom(source).build();
+	}
+
+	/**
 	 * Returns a rule that also limits how many requests per key are in flight at once, across every instance: a
 	 * request holds a slot from its decision until its response completes, under a lease that is renewed while it
 	 * runs, so that the slots of an instance that crashed come back when their leases end.

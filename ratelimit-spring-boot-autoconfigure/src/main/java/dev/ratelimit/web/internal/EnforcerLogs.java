@@ -30,6 +30,8 @@ final class EnforcerLogs {
 
 	private final LogThrottle slots = new LogThrottle();
 
+	private final LogThrottle costs = new LogThrottle();
+
 	EnforcerLogs(FailureMode failureMode) {
 		this.failureMode = failureMode;
 	}
@@ -86,6 +88,15 @@ final class EnforcerLogs {
 			logger.warn("A request's slot in flight could not be renewed"
 					+ ((others > 0) ? " (and " + others + " more in the last minute)" : "")
 					+ "; it is tried again, and the slot comes back by itself when its lease ends: " + ex);
+		}
+	}
+
+	void noActualCost(RateLimitRule rule) {
+		long others = this.costs.tryLog();
+		if (others >= 0) {
+			logger.warn("A response of rate-limit rule '" + rule.name() + "' told no actual cost (" + rule.costFrom()
+					+ ": missing, or no whole number from 0)" + ((others > 0) ? " (and " + others + " more in the last minute)" : "")
+					+ "; its reserved cost of " + rule.cost() + " stands");
 		}
 	}
 

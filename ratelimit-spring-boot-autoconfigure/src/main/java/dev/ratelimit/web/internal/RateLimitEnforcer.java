@@ -159,8 +159,9 @@ public final class RateLimitEnforcer implements AutoCloseable {
 				}
 				RateLimitVerdict refused = accept(request, rule, budget, taken, observed, System.nanoTime() - started,
 						applied, slots);
-				if (refused == null && rule.countStatuses() != null && decidedBy != null
-						&& taken.decisions().stream().allMatch(RateLimitDecision::allowed)) {
+				if (refused == null && (rule.countStatuses() != null || rule.costFrom() != null) && decidedBy != null
+						&& !taken.decisions().isEmpty() && taken.decisions().stream().allMatch(RateLimitDecision::allowed)) {
+					// settled after the response: by its status, or by its actual cost
 					counted.add(new StatusCharge(rule, decidedBy, decidedKey, budget.charged(), rule.cost()));
 				}
 				return refused;
@@ -285,7 +286,7 @@ public final class RateLimitEnforcer implements AutoCloseable {
 	private boolean decidesTogether(List<RateLimitRule> applicable) {
 		List<RateLimiter> limiters = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			if (rule.neverRefuses() || rule.countStatuses() != null || rule.block() != null) {
+			if (rule.neverRefuses() || rule.countStatuses() != null || rule.costFrom() != null || rule.block() != null) {
 				// the refusal of a shadow or soft rule must not keep the others from being charged; checks and blocks
 				// have scripts of their own
 				return false;

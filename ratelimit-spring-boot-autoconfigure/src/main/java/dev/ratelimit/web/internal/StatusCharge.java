@@ -9,9 +9,10 @@ import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.ResponseStatuses;
 
 /**
- * A charge a request took before its handler ran under a rule that counts responses by status
- * ({@code count-statuses}): kept when the final status counts (or the client went away), given back when it
- * does not. It names the budget the request was checked against, read once, before the handler, so that
+ * A charge a request took before its handler ran, settled after the response: under a rule that counts responses by
+ * status ({@code count-statuses}), kept when the final status counts (or the client went away), given back when it
+ * does not; under a rule that reads the actual cost ({@code cost-from}), a reservation of its {@code cost}, adjusted
+ * to the actual cost (the difference charged, or the excess given back), kept when none is known. It names the budget the request was checked against, read once, before the handler, so that
  * the charge and the refund never depend on what the request looks like afterwards (a security context
  * cleared, say).
  *
@@ -31,6 +32,9 @@ public record StatusCharge(RateLimitRule rule, RateLimiter limiter, String key, 
 	 * @return {@code true} when the rule counts it
 	 */
 	public boolean counts(int status) {
+		if (this.rule.costFrom() != null) {
+			return true;
+		}
 		ResponseStatuses statuses = this.rule.countStatuses();
 		return statuses == null || statuses.includes(status);
 	}
