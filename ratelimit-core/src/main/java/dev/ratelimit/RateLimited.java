@@ -151,6 +151,15 @@ public @interface RateLimited {
 	String fallbackMethod() default "";
 
 	/**
+	 * On a bean method, the actual cost of a call, known once it returned: a SpEL expression over its result
+	 * ({@code #result.usage.totalTokens}) and arguments. {@link #cost()} is then reserved before the call and settled with
+	 * the actual cost after it: the difference charged (past the limit if need be), or the excess given back. Empty when
+	 * the cost is known before.
+	 * @return the expression, or empty
+	 */
+	String costFrom() default "";
+
+	/**
 	 * Whether the limit refuses calls over it: {@code "true"} or {@code "false"}; empty for {@code "true"}. A soft
 	 * limit ({@code "false"}) is decided, charged and announced, never refuses, and tells the handler where the
 	 * caller stands ({@code dev.ratelimit.web.RateLimitContext}).

@@ -95,6 +95,15 @@ public final class RateLimitFlow {
 	}
 
 	/**
+	 * Returns the response headers the rules read actual costs from ({@code cost-from=header:<Name>}), for the entry
+	 * points that keep them from the client: by lower-case name, {@code true} when the header stays in the response.
+	 * @return the headers, empty when no rule reads one
+	 */
+	public java.util.Map<String, Boolean> costHeaders() {
+		return this.rules.costHeaders();
+	}
+
+	/**
 	 * Returns whether {@link #afterAuthentication} may do anything: when not (no rule keyed by {@code principal},
 	 * no annotated handler), an entry point may let every request go on without it.
 	 * @return {@code false} when that turn lets every request go on untouched

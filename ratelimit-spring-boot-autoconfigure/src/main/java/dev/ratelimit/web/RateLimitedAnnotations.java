@@ -74,6 +74,7 @@ final class RateLimitedAnnotations {
 					onBeanMethodsOnly(name, "cost", cost, costExpression);
 					onBeanMethodsOnly(name, "fallbackMethod", annotation.fallbackMethod(),
 							!annotation.fallbackMethod().isEmpty());
+					onBeanMethodsOnly(name, "costFrom", annotation.costFrom(), !annotation.costFrom().isEmpty());
 				}
 				if (costExpression) {
 					costs.put(name, cost);
@@ -183,6 +184,8 @@ final class RateLimitedAnnotations {
 				: duration(name, "blockFor", annotation.blockFor()),
 				(annotation.blockMultiplier() != 0) ? annotation.blockMultiplier() : null,
 				annotation.blockMax().isEmpty() ? null : duration(name, "blockMax", annotation.blockMax()));
+		rule = this.factory.withCostFrom(rule,
+				annotation.costFrom().isBlank() ? null : new ResponseCost.Result(annotation.costFrom().strip()));
 		rule = this.factory.withConcurrency(rule, (annotation.concurrency() != 0) ? annotation.concurrency() : null,
 				annotation.concurrencyLease().isEmpty() ? null
 						: duration(name, "concurrencyLease", annotation.concurrencyLease()));

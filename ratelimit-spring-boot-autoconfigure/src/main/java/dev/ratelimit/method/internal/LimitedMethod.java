@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
@@ -16,6 +17,7 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.MethodLimits;
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.RuleKey;
 
 import org.springframework.expression.EvaluationContext;
@@ -45,6 +47,9 @@ final class LimitedMethod {
 	private final Map<String, Expression> keys = new HashMap<>();
 
 	private final Map<String, Expression> costs = new HashMap<>();
+
+	/** The expressions of the actual costs ({@code costFrom}), over the call's result, by rule. */
+	private final Map<String, Expression> actualCosts = new HashMap<>();
 
 	private final Fallbacks.@Nullable Fallback fallback;
 
@@ -77,6 +82,14 @@ final class LimitedMethod {
 				String cost = limits.costOf(rule);
 				if (cost != null) {
 					this.costs.put(rule.name(), MethodExpressions.parse(rule.name(), "cost", cost, method));
+				}
+				if (rule.costFrom() instanceof ResponseCost.Result result) {
+					if (this.returns == Returns.FLUX) {
+						throw new InvalidRateLimitRuleException(rule.name(), "costFrom", result.expression(),
+								"a Flux has no one result to read the cost from; return a Mono, a future or a value");
+					}
+					this.actualCosts.put(rule.name(),
+							MethodExpressions.parse(rule.name(), "costFrom", result.expression(), method, Set.of("result")));
 				}
 			}
 			String fallbackName = limits.fallbackMethod();
@@ -158,6 +171,33 @@ final class LimitedMethod {
 			}
 		}
 		return rules;
+	}
+
+	/**
+	 * Returns the actual costs of a call that returned, for its rules with {@code costFrom}: each expression
+	 * evaluated with {@code #result}; one that fails or tells no whole number from 0 leaves the reserved cost.
+	 * @param context the call's evaluation context
+	 * @param result what the call returned (a future's or a {@code Mono}'s value)
+	 * @return the costs
+	 */
+	ResponseCost.Actual actualCosts(java.util.function.Supplier<EvaluationContext> context, @Nullable Object result) {
+		if (this.actualCosts.isEmpty()) {
+			return ResponseCost.Actual.NONE;
+		}
+		return (rule) -> {
+			Expression expression = this.actualCosts.get(rule.name());
+			if (expression == null) {
+				return null;
+			}
+			try {
+				EvaluationContext evaluation = context.get();
+				evaluation.setVariable("result", result);
+				return ResponseCost.parse(expression.getValue(evaluation));
+			}
+			catch (RuntimeException ex) {
+				return null;
+			}
+		};
 	}
 
 	private long cost(RateLimitRule rule, Expression expression, EvaluationContext context) {

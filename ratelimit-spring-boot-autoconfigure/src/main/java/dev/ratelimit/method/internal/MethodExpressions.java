@@ -48,6 +48,13 @@ final class MethodExpressions {
 	 * @throws InvalidRateLimitRuleException when it does not parse or reads an unknown variable
 	 */
 	static Expression parse(String rule, String attribute, String text, Method method) {
+		return parse(rule, attribute, text, method, Set.of());
+	}
+
+	/**
+	 * Parses an expression that may also read variables the call sets once it returned, such as {@code #result}.
+	 */
+	static Expression parse(String rule, String attribute, String text, Method method, Set<String> more) {
 		Expression expression;
 		try {
 			expression = PARSER.parseExpression(text);
@@ -58,6 +65,7 @@ final class MethodExpressions {
 							+ "such as #userId or #order.customerId");
 		}
 		Set<String> known = variables(method);
+		known.addAll(more);
 		List<String> read = new ArrayList<>();
 		if (expression instanceof SpelExpression spel) {
 			collect(spel.getAST(), read);

@@ -23,6 +23,7 @@ import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.internal.RateLimitRules;
 
@@ -160,12 +161,16 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			if (!allowed) {
 				return refused(exchange);
 			}
+			Object result;
 			try {
-				return this.invocation.proceed();
+				result = this.invocation.proceed();
 			}
-			finally {
-				release(exchange);
+			catch (Throwable ex) {
+				settle(exchange, null, false);
+				throw ex;
 			}
+			settle(exchange, result, true);
+			return result;
 		}
 
 		/**
@@ -193,7 +198,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 					result = this.invocation.proceed();
 				}
 				catch (Throwable ex) {
-					release(exchange);
+					settle(exchange, null, false);
 					throw ex;
 				}
 				return releasedWhenDone(exchange, result);
@@ -209,7 +214,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 				return allowed ? releasedWhenDone(exchange, stage) : stage;
 			}
 			catch (Throwable ex) {
-				release(exchange);
+				settle(exchange, null, false);
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
@@ -222,24 +227,36 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			if (result instanceof CompletionStage<?> stage) {
 				return releasedWhenDone(exchange, stage);
 			}
-			release(exchange);
+			settle(exchange, result, true);
 			return result;
 		}
 
 		private CompletionStage<?> releasedWhenDone(MethodExchange exchange, CompletionStage<?> stage) {
 			AfterResponse after = exchange.takeAfterResponse();
 			if (!after.isEmpty()) {
-				stage.whenComplete((value, failure) -> MethodRateLimitInterceptor.this.flow.get().release(after));
+				stage.whenComplete((value, failure) -> settle(after, value, failure == null));
 			}
 			return stage;
 		}
 
-		/** Gives back the call's slots of requests in flight, once the method's work is done. */
-		void release(MethodExchange exchange) {
+		/**
+		 * Settles what a call took once its work is done: its slots of calls in flight are given back, and its
+		 * reservations ({@code costFrom}) adjusted to the actual cost read from its result; a call that failed keeps
+		 * the reserved cost.
+		 * @param exchange the call's exchange
+		 * @param result what it returned (a future's or a {@code Mono}'s value)
+		 * @param succeeded whether it returned rather than failed
+		 */
+		void settle(MethodExchange exchange, @Nullable Object result, boolean succeeded) {
 			AfterResponse after = exchange.takeAfterResponse();
 			if (!after.isEmpty()) {
-				MethodRateLimitInterceptor.this.flow.get().release(after);
+				settle(after, result, succeeded);
 			}
+		}
+
+		private void settle(AfterResponse after, @Nullable Object result, boolean succeeded) {
+			MethodRateLimitInterceptor.this.flow.get()
+				.settleAsync(after, 200, succeeded ? this.limited.actualCosts(this.context, result) : ResponseCost.Actual.NONE);
 		}
 
 		/** The call as the flow reads it, in the web request bound to the calling thread, if any. */

@@ -1,8 +1,12 @@
 package dev.ratelimit.method.internal;
 
+import java.util.concurrent.atomic.AtomicReference;
+
 import org.reactivestreams.Publisher;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
@@ -33,9 +37,11 @@ final class ReactiveCalls {
 	static Mono<Object> mono(MethodRateLimitInterceptor.Call call) {
 		return Mono.deferContextual((context) -> {
 			MethodExchange exchange = exchange(call, context);
+			AtomicReference<@Nullable Object> value = new AtomicReference<>();
 			return Mono.fromFuture(call.decide(exchange), true)
 				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed)))
-				.doFinally((signal) -> call.release(exchange));
+				.doOnNext(value::set)
+				.doFinally((signal) -> call.settle(exchange, value.get(), signal == SignalType.ON_COMPLETE));
 		});
 	}
 
@@ -44,7 +50,7 @@ final class ReactiveCalls {
 			MethodExchange exchange = exchange(call, context);
 			return Mono.fromFuture(call.decide(exchange), true)
 				.flatMapMany((allowed) -> publisher(call, exchange, allowed))
-				.doFinally((signal) -> call.release(exchange));
+				.doFinally((signal) -> call.settle(exchange, null, signal == SignalType.ON_COMPLETE));
 		});
 	}
 

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -21,6 +22,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.MethodLimits;
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.RuleKey;
 
@@ -281,6 +283,15 @@ public final class RateLimitRules {
 	}
 
 	/**
+	 * Returns the response headers the rules read actual costs from ({@code cost-from=header:<Name>}), by lower-case
+	 * name: {@code true} when the header stays in the response, {@code false} when it is removed.
+	 * @return the headers, empty when no rule reads one
+	 */
+	public Map<String, Boolean> costHeaders() {
+		return this.policy.costHeaders();
+	}
+
+	/**
 	 * Returns the rules that apply by path and method.
 	 * @return the rules from properties
 	 */
@@ -370,11 +381,23 @@ public final class RateLimitRules {
 	}
 
 	private record Policy(List<RateLimitRule> pathRules, AddressLists addressLists,
-			List<RateLimitRule> beforeAuthentication, List<RateLimitRule> afterAuthentication) {
+			List<RateLimitRule> beforeAuthentication, List<RateLimitRule> afterAuthentication,
+			Map<String, Boolean> costHeaders) {
 
 		Policy(List<RateLimitRule> pathRules, AddressLists addressLists) {
 			this(pathRules, addressLists, pathRules.stream().filter((rule) -> !rule.needsAuthentication()).toList(),
-					pathRules.stream().filter(RateLimitRule::needsAuthentication).toList());
+					pathRules.stream().filter(RateLimitRule::needsAuthentication).toList(), costHeaders(pathRules));
+		}
+
+		private static Map<String, Boolean> costHeaders(List<RateLimitRule> rules) {
+			Map<String, Boolean> headers = new HashMap<>();
+			for (RateLimitRule rule : rules) {
+				if (rule.costFrom() instanceof ResponseCost.Header header) {
+					// hidden unless every rule that reads it exposes it
+					headers.merge(header.name().toLowerCase(Locale.ROOT), header.expose(), Boolean::logicalAnd);
+				}
+			}
+			return Map.copyOf(headers);
 		}
 
 	}

@@ -76,17 +76,18 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		if (!this.support.applyBeforeAuthentication(request, response)) {
+		HttpServletResponse target = this.support.readingCosts(response);
+		if (!this.support.applyBeforeAuthentication(request, target)) {
 			return;
 		}
 		try {
-			chain.doFilter(request, response);
+			chain.doFilter(request, target);
 		}
 		catch (IOException | ServletException | RuntimeException | Error ex) {
-			this.support.settleAfterResponse(request, response, ex);
+			this.support.settleAfterResponse(request, target, ex);
 			throw ex;
 		}
-		this.support.settleAfterResponse(request, response, null);
+		this.support.settleAfterResponse(request, target, null);
 	}
 
 }

@@ -28,6 +28,7 @@ import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.servlet.RateLimitCondition;
@@ -283,6 +284,23 @@ public final class ServletRateLimitSupport {
 	}
 
 	/**
+	 * Returns the response the chain writes: one that keeps (and by default hides) the headers {@code cost-from}
+	 * rules read the actual cost from, when a rule reads one.
+	 * @param response the container's response
+	 * @return the response to hand down the chain
+	 */
+	public HttpServletResponse readingCosts(HttpServletResponse response) {
+		Map<String, Boolean> headers = this.flow.costHeaders();
+		return headers.isEmpty() ? response : new CostHeaderResponse(response, headers);
+	}
+
+	/** The actual costs a response tells, in the headers its handler set. */
+	private static ResponseCost.Actual costs(HttpServletResponse response) {
+		return (response instanceof CostHeaderResponse reading) ? ResponseCost.fromHeaders(reading::cost)
+				: ResponseCost.fromHeaders(response::getHeader);
+	}
+
+	/**
 	 * Settles what a request took once its response is complete, for the {@link RateLimitFilter} once the chain has
 	 * returned: the charges of rules that count responses by status ({@code count-statuses}) by its final status,
 	 * and the slots of {@code concurrency} rules given back; at once for a request the chain answered; for one it left
@@ -305,7 +323,7 @@ public final class ServletRateLimitSupport {
 				this.flow.release(after);
 			}
 			else {
-				this.flow.settle(after, response.isCommitted() ? response.getStatus() : 500);
+				this.flow.settle(after, response.isCommitted() ? response.getStatus() : 500, costs(response));
 			}
 			return;
 		}
@@ -314,7 +332,7 @@ public final class ServletRateLimitSupport {
 			return;
 		}
 		request.removeAttribute(AFTER_RESPONSE);
-		this.flow.settle(after, response.getStatus());
+		this.flow.settle(after, response.getStatus(), costs(response));
 	}
 
 	/**
@@ -340,8 +358,8 @@ public final class ServletRateLimitSupport {
 				ServletRateLimitSupport.this.flow.release(this.after);
 				return;
 			}
-			ServletRateLimitSupport.this.flow.settle(this.after,
-					((HttpServletResponse) event.getSuppliedResponse()).getStatus());
+			HttpServletResponse response = (HttpServletResponse) event.getSuppliedResponse();
+			ServletRateLimitSupport.this.flow.settle(this.after, response.getStatus(), costs(response));
 		}
 
 		@Override
