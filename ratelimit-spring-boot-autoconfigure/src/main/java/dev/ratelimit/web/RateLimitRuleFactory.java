@@ -165,8 +165,12 @@ public final class RateLimitRuleFactory {
 		return this.shadow;
 	}
 
-	/** Which bean names an annotation's {@code plan=bean:<name>} may use. */
-	java.util.function.Predicate<String> planResolvers() {
+	/**
+	 * Returns whether a {@link dev.ratelimit.RateLimitPlanResolver} bean of a name exists, for entry points that check
+	 * the plans of their rules as the factory does.
+	 * @return the test
+	 */
+	public java.util.function.Predicate<String> planResolvers() {
 		return this.planResolvers;
 	}
 

@@ -3,6 +3,7 @@ package dev.ratelimit.gateway;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,6 +16,7 @@ import reactor.core.publisher.Mono;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.web.AfterResponse;
+import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -95,6 +97,15 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		String routeId = event.getRouteId();
 		Config config = this.args.bind(routeId, filterArgs);
 		RateLimitRule rule = this.args.rule(routeId, config);
+		if (config.getBudget() != null) {
+			// routes that share a budget charge one state per key: under the same limits
+			this.rules.forEach((other, known) -> {
+				if (!other.equals(routeId) && known.name().equals(rule.name()) && !known.limits().equals(rule.limits())) {
+					throw new InvalidRateLimitRuleException(routeId, RouteArgs.PREFIX + "budget", config.getBudget(),
+							"route '" + other + "' shares this budget under other limits; give them the same limits");
+				}
+			});
+		}
 		this.rules.put(routeId, rule);
 		this.configs.put(routeId, config);
 		EmptyKeys own = this.emptyKeys.of(filterArgs);
@@ -259,6 +270,31 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		private List<RateLimitProperties.Limit> limits = new ArrayList<>();
 
 		/**
+		 * How a key's plan is found: bean:<name> (a RateLimitPlanResolver bean, asked with the route's rule and the key).
+		 */
+		private @Nullable String plan;
+
+		/**
+		 * Limits per plan name; the route's own limits are those of keys with no plan or an unknown one, and the plan 'unlimited' exempts a key.
+		 */
+		private Map<String, RateLimitProperties.Plan> plans = new LinkedHashMap<>();
+
+		/**
+		 * The name of a budget several routes share: their requests charge one budget per key, under the same limits.
+		 */
+		private @Nullable String budget;
+
+		/**
+		 * Where the actual cost of a request is read once the backend answered, such as header:X-Tokens-Used: cost is then reserved before and settled after.
+		 */
+		private @Nullable String costFrom;
+
+		/**
+		 * Whether the cost-from header stays in the response the client gets; by default it is removed.
+		 */
+		private boolean costFromExpose = false;
+
+		/**
 		 * How many requests per key may be in flight at once on the route, across every instance.
 		 */
 		private @Nullable Long concurrency;
@@ -267,6 +303,46 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		 * How long a request's slot is held without a renewal; 1m when not set.
 		 */
 		private @Nullable Duration concurrencyLease;
+
+		public @Nullable String getPlan() {
+			return this.plan;
+		}
+
+		public void setPlan(@Nullable String plan) {
+			this.plan = plan;
+		}
+
+		public Map<String, RateLimitProperties.Plan> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, RateLimitProperties.Plan> plans) {
+			this.plans = plans;
+		}
+
+		public @Nullable String getBudget() {
+			return this.budget;
+		}
+
+		public void setBudget(@Nullable String budget) {
+			this.budget = budget;
+		}
+
+		public @Nullable String getCostFrom() {
+			return this.costFrom;
+		}
+
+		public void setCostFrom(@Nullable String costFrom) {
+			this.costFrom = costFrom;
+		}
+
+		public boolean isCostFromExpose() {
+			return this.costFromExpose;
+		}
+
+		public void setCostFromExpose(boolean costFromExpose) {
+			this.costFromExpose = costFromExpose;
+		}
 
 		public @Nullable Long getConcurrency() {
 			return this.concurrency;

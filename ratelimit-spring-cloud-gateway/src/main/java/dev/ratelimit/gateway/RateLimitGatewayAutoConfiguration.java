@@ -1,5 +1,6 @@
 package dev.ratelimit.gateway;
 
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
@@ -9,6 +10,7 @@ import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -54,10 +56,12 @@ public final class RateLimitGatewayAutoConfiguration {
 	@ConditionalOnMissingBean(org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class)
 	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
 	GatewayRateLimiter ratelimitGatewayRateLimiter(RateLimitFlow flow, RateLimitProperties properties,
-			ObjectProvider<GatewayProperties> gateway, Environment environment) {
+			ObjectProvider<GatewayProperties> gateway, Environment environment, ListableBeanFactory beanFactory) {
+		// a route's plans come from a RateLimitPlanResolver bean (ratelimit.plan=bean:<name>)
 		GatewayRateLimiter limiter = new GatewayRateLimiter(flow,
 				new RateLimitRuleFactory(properties.getDefaultAlgorithm(), NoKeyResolvers.INSTANCE,
-						properties.isShadow()),
+						properties.isShadow(), (name) -> beanFactory.containsBean(name)
+								&& beanFactory.isTypeMatch(name, RateLimitPlanResolver.class)),
 				emptyKeys(environment));
 		gateway.ifAvailable(limiter::checkRoutes);
 		return limiter;

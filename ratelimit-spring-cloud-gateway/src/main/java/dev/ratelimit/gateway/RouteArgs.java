@@ -7,12 +7,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.LimitDefinition;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.web.ResponseCost;
 
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
@@ -41,8 +44,9 @@ final class RouteArgs {
 	private static final String FILTER_NAME = "RequestRateLimiter";
 
 	private static final String ARGS = "use ratelimit.limit, ratelimit.window, ratelimit.algorithm, ratelimit.burst, "
-			+ "ratelimit.cost, ratelimit.concurrency, ratelimit.concurrency-lease, or ratelimit.limits[i].limit, .window "
-			+ "and .burst";
+			+ "ratelimit.cost, ratelimit.plan and ratelimit.plans.<plan>.*, ratelimit.budget, ratelimit.concurrency, "
+			+ "ratelimit.concurrency-lease, ratelimit.cost-from, ratelimit.cost-from-expose, or ratelimit.limits[i].limit, "
+			+ ".window and .burst";
 
 	private final RateLimitRuleFactory factory;
 
@@ -103,9 +107,22 @@ final class RouteArgs {
 			limits.add(new LimitDefinition("limits[" + i + "].", limit.getLimit(), limit.getWindow(), limit.getBurst()));
 		}
 		try {
-			RateLimitRule rule = this.factory.forAttachment(policyName(routeId), limits, config.getAlgorithm(),
-					config.getCost(), "route '" + routeId + "'");
-			return this.factory.withConcurrency(rule, config.getConcurrency(), config.getConcurrencyLease());
+			String budget = config.getBudget();
+			if (budget != null && (budget.isBlank() || !budget.strip().equals(policyName(budget.strip())))) {
+				throw new InvalidRateLimitRuleException(routeId, "budget", budget,
+						"name the shared budget with letters, digits, '.', '_' and '-'");
+			}
+			RateLimitRule rule = this.factory.forAttachment((budget != null) ? budget.strip() : policyName(routeId), limits,
+					config.getAlgorithm(), config.getCost(), "route '" + routeId + "'");
+			rule = this.factory.withPlans(rule, plan(config.getPlan()), plans(config), this.factory.planResolvers());
+			rule = this.factory.withConcurrency(rule, config.getConcurrency(), config.getConcurrencyLease());
+			String costFrom = config.getCostFrom();
+			if (costFrom == null && config.isCostFromExpose()) {
+				throw new InvalidRateLimitRuleException(routeId, "cost-from-expose", true,
+						"it keeps the cost-from header in responses, and the route has none; set ratelimit.cost-from too");
+			}
+			return this.factory.withCostFrom(rule,
+					(costFrom != null) ? ResponseCost.header(rule.name(), costFrom, config.isCostFromExpose()) : null);
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidRateLimitRuleException(routeId, PREFIX + ex.getAttribute(), ex.getValue(), ex.getReason());
@@ -116,6 +133,34 @@ final class RouteArgs {
 	 * Returns the rule of a route's args.
 	 * @throws InvalidRateLimitRuleException naming the arg
 	 */
+	/** A route's plan comes from a bean: the filter hands the limiter no request to read a header of. */
+	private static @Nullable String plan(@Nullable String plan) {
+		if (plan != null && !plan.strip().toLowerCase(java.util.Locale.ROOT).startsWith("bean:")) {
+			throw new InvalidRateLimitRuleException("route", "plan", plan,
+					"a route's plan comes from a RateLimitPlanResolver bean (bean:<name>), asked with the key its KeyResolver "
+							+ "found; a header is not read here");
+		}
+		return plan;
+	}
+
+	private static Map<String, List<LimitDefinition>> plans(GatewayRateLimiter.Config config) {
+		Map<String, List<LimitDefinition>> plans = new LinkedHashMap<>();
+		config.getPlans().forEach((name, plan) -> {
+			List<LimitDefinition> limits = new ArrayList<>();
+			String prefix = "plans." + name + ".";
+			if (plan.getLimits().isEmpty()) {
+				limits.add(new LimitDefinition(prefix, plan.getLimit(), plan.getWindow(), plan.getBurst()));
+			}
+			for (int i = 0; i < plan.getLimits().size(); i++) {
+				RateLimitProperties.Limit limit = plan.getLimits().get(i);
+				limits.add(new LimitDefinition(prefix + "limits[" + i + "].", limit.getLimit(), limit.getWindow(),
+						limit.getBurst()));
+			}
+			plans.put(name, limits);
+		});
+		return plans;
+	}
+
 	RateLimitRule rule(String routeId, Map<String, ?> args) {
 		return rule(routeId, bind(routeId, args));
 	}
@@ -128,20 +173,21 @@ final class RouteArgs {
 	 */
 	void check(GatewayProperties gateway) {
 		String prefix = GatewayProperties.PREFIX;
+		Map<String, RateLimitRule> budgets = new LinkedHashMap<>();
 		for (int i = 0; i < gateway.getRoutes().size(); i++) {
 			RouteDefinition route = gateway.getRoutes().get(i);
 			String routeId = (route.getId() != null) ? route.getId() : "routes[" + i + "]";
 			for (int j = 0; j < route.getFilters().size(); j++) {
-				check(prefix + ".routes[" + i + "].filters[" + j + "].args.", routeId, route.getFilters().get(j));
+				check(prefix + ".routes[" + i + "].filters[" + j + "].args.", routeId, route.getFilters().get(j), budgets);
 			}
 		}
 		for (int j = 0; j < gateway.getDefaultFilters().size(); j++) {
 			check(prefix + ".default-filters[" + j + "].args.", "default-filters[" + j + "]",
-					gateway.getDefaultFilters().get(j));
+					gateway.getDefaultFilters().get(j), budgets);
 		}
 	}
 
-	private void check(String argsProperty, String routeId, FilterDefinition filter) {
+	private void check(String argsProperty, String routeId, FilterDefinition filter, Map<String, RateLimitRule> budgets) {
 		Map<String, String> args = filter.getArgs();
 		if (!FILTER_NAME.equals(filter.getName()) || namesItsOwnLimiter(args)
 				|| args.values().stream().anyMatch((value) -> value != null && value.strip().startsWith("#{"))) {
@@ -151,7 +197,15 @@ final class RouteArgs {
 			if (!concernsUs(args)) {
 				throw new InvalidRateLimitRuleException(routeId, PREFIX + "limit", null, missingArgs(args));
 			}
-			rule(routeId, args);
+			RateLimitRule rule = rule(routeId, args);
+			if (args.containsKey(PREFIX + "budget")) {
+				// routes that share a budget charge one state per key: under the same limits
+				RateLimitRule other = budgets.putIfAbsent(rule.name(), rule);
+				if (other != null && !other.limits().equals(rule.limits())) {
+					throw new InvalidRateLimitRuleException(routeId, PREFIX + "budget", rule.name(), other.source()
+							+ " shares this budget under other limits; give every route of a budget the same limits");
+				}
+			}
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidConfigurationPropertyValueException(argsProperty + ex.getAttribute(), ex.getValue(),

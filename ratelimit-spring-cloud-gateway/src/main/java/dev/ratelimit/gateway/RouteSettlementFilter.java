@@ -1,21 +1,29 @@
 package dev.ratelimit.gateway;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import reactor.core.publisher.Mono;
 
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.web.ResponseCost;
 
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
- * Gives back the slots of requests in flight ({@code ratelimit.concurrency} route args) when a route's exchange
- * completes: its response written, failed or cancelled. First of the gateway's filters, it puts a holder in the
+ * Settles what the requests of routes took: the reservations of {@code ratelimit.cost-from} routes with the actual cost
+ * the backend's answer tells, before the response is committed (removing the header unless exposed), and the slots
+ * of requests in flight ({@code ratelimit.concurrency}) when the exchange completes: its response written, failed or
+ * cancelled. First of the gateway's filters, it puts a holder in the
  * Reactor context of the rest of the chain, which {@link GatewayRateLimiter} fills when it lets a request through.
  *
  * @since 0.1.0
@@ -35,6 +43,29 @@ public final class RouteSettlementFilter implements GlobalFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
 		Held held = new Held();
+		ServerHttpResponse response = exchange.getResponse();
+		response.beforeCommit(() -> {
+			// the reservations of cost-from routes, settled with the actual cost the backend's answer tells
+			AfterResponse charges = held.takeCharges();
+			if (charges.isEmpty()) {
+				return Mono.empty();
+			}
+			Map<String, String> costs = new HashMap<>(2);
+			for (RateLimitRule rule : charges.charges().stream().map((charge) -> charge.rule()).toList()) {
+				if (rule.costFrom() instanceof ResponseCost.Header header) {
+					String value = response.getHeaders().getFirst(header.name());
+					if (value != null) {
+						costs.put(header.name().toLowerCase(Locale.ROOT), value);
+					}
+					if (!header.expose()) {
+						response.getHeaders().remove(header.name());
+					}
+				}
+			}
+			int status = (response.getStatusCode() != null) ? response.getStatusCode().value() : 200;
+			return Mono.fromFuture(() -> this.flow.settleAsync(charges, status,
+					ResponseCost.fromHeaders((name) -> costs.get(name.toLowerCase(Locale.ROOT)))));
+		});
 		return chain.filter(exchange).contextWrite((context) -> context.put(Held.class, held)).doFinally((signal) -> {
 			AfterResponse after = held.take();
 			if (!after.isEmpty()) {
@@ -55,6 +86,19 @@ public final class RouteSettlementFilter implements GlobalFilter, Ordered {
 
 		synchronized void add(AfterResponse after) {
 			this.held.add(after);
+		}
+
+		/** The charges to settle before the response is committed; the slots stay until the exchange completes. */
+		synchronized AfterResponse takeCharges() {
+			AfterResponse charges = AfterResponse.NONE;
+			List<AfterResponse> slots = new ArrayList<>(this.held.size());
+			for (AfterResponse each : this.held) {
+				charges = charges.and(new AfterResponse(each.charges(), List.of()));
+				slots.add(new AfterResponse(List.of(), each.slots()));
+			}
+			this.held.clear();
+			this.held.addAll(slots);
+			return charges;
 		}
 
 		synchronized AfterResponse take() {

@@ -52,6 +52,11 @@ final class Backend implements AutoCloseable {
 				finally {
 					backend.inFlight.decrementAndGet();
 				}
+				String query = exchange.getRequestURI().getQuery();
+				if (query != null && query.startsWith("tokens=")) {
+					// what an LLM proxy tells: the tokens the answer cost
+					exchange.getResponseHeaders().add("X-Tokens-Used", query.substring("tokens=".length()));
+				}
 				byte[] body = ("backend " + exchange.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
 				exchange.sendResponseHeaders(200, body.length);
 				try (OutputStream out = exchange.getResponseBody()) {

@@ -125,6 +125,21 @@ class RateLimitGatewayAutoConfigurationTests {
 			});
 	}
 
+	@Test
+	void refusesRoutesThatShareABudgetUnderOtherLimits() {
+		String second = TestGateway.ROUTES + "[1]";
+		route(ARGS + "ratelimit.budget=search", ARGS + "ratelimit.limit=3", ARGS + "ratelimit.window=1h")
+			.withPropertyValues(second + ".id=more", second + ".uri=http://127.0.0.1:9",
+					second + ".predicates[0]=Path=/more/**", second + ".filters[0].name=RequestRateLimiter",
+					second + ".filters[0].args.ratelimit.budget=search", second + ".filters[0].args.ratelimit.limit=5",
+					second + ".filters[0].args.ratelimit.window=1h")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining(second + ".filters[0].args.ratelimit.budget")
+				.hasMessageContaining("route 'orders' shares this budget under other limits"));
+	}
+
 	private ReactiveWebApplicationContextRunner route(String... args) {
 		return this.runner
 			.withPropertyValues(ROUTE + ".id=orders", ROUTE + ".uri=http://127.0.0.1:9",
