@@ -38,6 +38,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The curl scenarios of docs/sample-app.md against the sample application, with the test Redis and a clock the
@@ -356,6 +357,51 @@ class SampleApplicationTests {
 	/** The admin user of the sample's properties, over HTTP Basic. */
 	private static final String[] ADMIN = { "Authorization",
 			"Basic " + java.util.Base64.getEncoder().encodeToString("admin:change-me".getBytes()) };
+
+	@Test
+	void chatsAreChargedTheTokensTheirAnswersTellAndAnsweredSmallerPastTheSoftLimit() throws Exception {
+		HttpResponse<String> first = send("POST", "/api/chat?prompt=one+two+three", "X-User", "ann");
+		assertThat(first.statusCode()).isEqualTo(200);
+		// 500 tokens reserved of 20000; the handler reads the same figure
+		assertThat(first.headers().firstValue("RateLimit").orElseThrow()).contains("\"chat-tokens\";r=19500;");
+		assertThat(first.body()).contains("\"model\":\"large\"", "\"tokens\":120", "\"tokensLeftToday\":19500");
+		assertThat(first.headers().firstValue("X-Tokens-Used")).isEmpty();
+		// settled with the 120 the answer cost: the next chat finds 20000 - 120, and reserves its 500
+		await().atMost(Duration.ofSeconds(10)).until(() -> send("POST", "/api/chat?prompt=hi", "X-User", "ann").body()
+			.contains("\"tokensLeftToday\":19380"));
+		for (int i = 0; i < 3; i++) {
+			assertThat(send("POST", "/api/chat?prompt=hi", "X-User", "ann").body()).contains("\"model\":\"large\"");
+		}
+		// past 5 chats a minute: answered by the small model, never refused
+		HttpResponse<String> sixth = send("POST", "/api/chat?prompt=one+two", "X-User", "ann");
+		assertThat(sixth.statusCode()).isEqualTo(200);
+		assertThat(sixth.body()).contains("\"model\":\"small\"", "\"tokens\":40");
+		assertThat(sixth.headers().firstValue("Retry-After")).isEmpty();
+	}
+
+	@Test
+	void runsAtMostTwoExportsPerUserAtOnce() throws Exception {
+		List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> running = new java.util.ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			running.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port
+					+ "/api/exports/sales?millis=3000"))
+				.header("X-User", "bo")
+				.POST(HttpRequest.BodyPublishers.noBody())
+				.build(), HttpResponse.BodyHandlers.ofString()));
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> send("POST", "/api/exports/sales?millis=0", "X-User", "bo").statusCode() == 429);
+		HttpResponse<String> refused = send("POST", "/api/exports/sales?millis=0", "X-User", "bo");
+		assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+		assertThat(refused.body()).contains("Too many requests in flight: 'exports' allows 2 at a time");
+		// another user has slots of their own
+		assertThat(send("POST", "/api/exports/sales?millis=0", "X-User", "cy").statusCode()).isEqualTo(200);
+		for (var export : running) {
+			assertThat(export.get(20, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> send("POST", "/api/exports/sales?millis=0", "X-User", "bo").statusCode() == 200);
+	}
 
 	private HttpResponse<String> get(String path, String... headers) throws Exception {
 		return send("GET", path, headers);
