@@ -6,12 +6,15 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.internal.AddressLists;
+import dev.ratelimit.web.internal.StatusCharge;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.internal.ExchangeKeys;
 import dev.ratelimit.web.internal.RateLimitEnforcer;
 import dev.ratelimit.web.internal.RateLimitHeaders;
 import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.internal.RateLimitVerdict;
+
+import org.springframework.http.HttpHeaders;
 
 /**
  * One request's way through the rules, the same whichever entry point it came in by (the servlet filter and
@@ -250,6 +253,33 @@ public final class RateLimitFlow {
 	 */
 	public CompletableFuture<Void> settleAsync(AfterResponse after, int status, ResponseCost.Actual costs) {
 		return settle(after, status, costs, true);
+	}
+
+	/**
+	 * Settles the charges of a request whose answer is about to be committed, for reactive entry points: the actual
+	 * costs of {@code cost-from} rules are read from the answer's headers, which keep a rule's header only if it exposes
+	 * it ({@code cost-from-expose}); then {@link #settleAsync(AfterResponse, int, ResponseCost.Actual)}.
+	 * @param after what the request settles: its charges
+	 * @param status the answer's status
+	 * @param headers the answer's headers, still writable
+	 * @return completes when everything is settled; never exceptionally
+	 */
+	public CompletableFuture<Void> settleAnswered(AfterResponse after, int status, HttpHeaders headers) {
+		java.util.Map<String, String> costs = new java.util.HashMap<>(2);
+		for (StatusCharge charge : after.charges()) {
+			if (charge.rule().costFrom() instanceof ResponseCost.Header header) {
+				String value = headers.getFirst(header.name());
+				if (value != null) {
+					costs.put(header.name().toLowerCase(java.util.Locale.ROOT), value);
+				}
+				if (!header.expose()) {
+					headers.remove(header.name());
+				}
+			}
+		}
+		return settleAsync(after, status,
+				costs.isEmpty() ? ResponseCost.Actual.NONE
+						: ResponseCost.fromHeaders((name) -> costs.get(name.toLowerCase(java.util.Locale.ROOT))));
 	}
 
 	/**

@@ -1,17 +1,12 @@
 package dev.ratelimit.gateway;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 import reactor.core.publisher.Mono;
 
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseCost;
 
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
@@ -50,21 +45,8 @@ public final class RouteSettlementFilter implements GlobalFilter, Ordered {
 			if (charges.isEmpty()) {
 				return Mono.empty();
 			}
-			Map<String, String> costs = new HashMap<>(2);
-			for (RateLimitRule rule : charges.charges().stream().map((charge) -> charge.rule()).toList()) {
-				if (rule.costFrom() instanceof ResponseCost.Header header) {
-					String value = response.getHeaders().getFirst(header.name());
-					if (value != null) {
-						costs.put(header.name().toLowerCase(Locale.ROOT), value);
-					}
-					if (!header.expose()) {
-						response.getHeaders().remove(header.name());
-					}
-				}
-			}
 			int status = (response.getStatusCode() != null) ? response.getStatusCode().value() : 200;
-			return Mono.fromFuture(() -> this.flow.settleAsync(charges, status,
-					ResponseCost.fromHeaders((name) -> costs.get(name.toLowerCase(Locale.ROOT)))));
+			return Mono.fromFuture(() -> this.flow.settleAnswered(charges, status, response.getHeaders()));
 		});
 		return chain.filter(exchange).contextWrite((context) -> context.put(Held.class, held)).doFinally((signal) -> {
 			AfterResponse after = held.take();

@@ -2,9 +2,7 @@ package dev.ratelimit.web.reactive.internal;
 
 import java.net.InetSocketAddress;
 import java.security.Principal;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -26,10 +24,8 @@ import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.ContentNegotiation;
-import dev.ratelimit.web.internal.StatusCharge;
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
@@ -334,24 +330,9 @@ public final class ReactiveRateLimitSupport {
 				// as on the servlet stack
 				ServerHttpResponse response = this.exchange.getResponse();
 				AfterResponse charges = new AfterResponse(after.charges(), List.of());
-				response.beforeCommit(() -> {
-					// the actual costs the handler set (cost-from), kept from the client unless exposed
-					Map<String, String> costs = new HashMap<>(2);
-					for (StatusCharge charge : charges.charges()) {
-						if (charge.rule().costFrom() instanceof ResponseCost.Header header) {
-							String value = response.getHeaders().getFirst(header.name());
-							if (value != null) {
-								costs.put(header.name().toLowerCase(Locale.ROOT), value);
-							}
-							if (!header.expose()) {
-								response.getHeaders().remove(header.name());
-							}
-						}
-					}
-					int status = (response.getStatusCode() != null) ? response.getStatusCode().value() : 200;
-					return Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow.settleAsync(charges, status,
-							ResponseCost.fromHeaders((name) -> costs.get(name.toLowerCase(Locale.ROOT)))));
-				});
+				// the actual costs the handler set (cost-from), kept from the client unless exposed
+				response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow.settleAnswered(charges,
+						(response.getStatusCode() != null) ? response.getStatusCode().value() : 200, response.getHeaders())));
 			}
 			if (!after.slots().isEmpty()) {
 				// given back when the exchange completes (settling, below), its body written or not
