@@ -98,6 +98,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 	 * @return the configurer that adds its resolver
 	 */
 	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitContextArgumentConfigurer")
 	WebFluxConfigurer rateLimitContextArgumentConfigurer() {
 		return new WebFluxConfigurer() {
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import reactor.core.publisher.Mono;
 
+import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.testsupport.DocumentationExamples;
 import dev.ratelimit.testsupport.DocumentationExamples.Block;
 import dev.ratelimit.testsupport.RedisTestServer;
@@ -45,6 +46,9 @@ class GatewayDocumentationTests {
 
 	private static final Pattern KEY_RESOLVER = Pattern.compile("#\\{@(\\w+)\\}");
 
+	/** The plan resolvers an example's routes name ({@code ratelimit.plan: bean:<name>}), given a bean each. */
+	private static final Pattern PLAN_RESOLVER = Pattern.compile("ratelimit\\.plan: bean:([A-Za-z0-9]+)");
+
 	static List<Block> yamlBlocks() {
 		List<Block> blocks = new ArrayList<>();
 		blocks.addAll(DocumentationExamples.read(Path.of("..", "README.md"), "yaml"));
@@ -72,6 +76,10 @@ class GatewayDocumentationTests {
 		Matcher resolvers = KEY_RESOLVER.matcher(block.text());
 		while (resolvers.find()) {
 			runner = runner.withBean(resolvers.group(1), KeyResolver.class, () -> (exchange) -> Mono.just("key"));
+		}
+		Matcher plans = PLAN_RESOLVER.matcher(block.text());
+		while (plans.find()) {
+			runner = runner.withBean(plans.group(1), RateLimitPlanResolver.class, () -> (rule, key) -> null);
 		}
 		runner.run((context) -> {
 			assertThat(context).as(block.toString()).hasNotFailed();
