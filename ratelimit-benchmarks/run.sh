@@ -43,6 +43,11 @@ echo "== JMH, 1,000 to 1,000,000 keys, 64 threads (first pass)"
 echo "== JMH, our limiter's own CPU per decision, Redis replaced by a canned reply"
 "${jmh[@]}" LimiterOverheadBenchmarks -t 1 -rf json -rff "$out/overhead.json" >> "$out/jmh.log" 2>&1
 
+echo "== JMH, a slot of work in flight and a reserve/settle pair next to a plain decision, 1 and 8 threads"
+for threads in 1 8; do
+  "${jmh[@]}" NewKindsBenchmarks -t "$threads" -rf json -rff "$out/new-kinds-t$threads.json" >> "$out/jmh.log" 2>&1
+done
+
 echo "== JMH, 1,000 to 1,000,000 keys, 64 threads (second pass, pooled with the first)"
 java -jar "$jar" "${jmh_timing[@]}" -jvmArgsAppend "-Dbench.out=$out -Dbench.pass=-pass2" RateLimiterBenchmarks \
   -p system=fixed-window,token-bucket -p keys=1000,100000,1000000 -t 64 \

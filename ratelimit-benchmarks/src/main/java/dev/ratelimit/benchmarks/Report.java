@@ -50,6 +50,7 @@ public final class Report {
 		section(values, "bounds", AsyncSection.bounds(run));
 		section(values, "steadyState", SteadyStateSection.render(run, targets));
 		section(values, "hotKey", HotKeySection.render(run));
+		section(values, "newKinds", NewKindsSection.render(run.directory()));
 		section(values, "keyCount", KeysAndMemorySection.keyCount(run));
 		section(values, "memory", KeysAndMemorySection.memory(run));
 		section(values, "httpCost", run.httpCost());

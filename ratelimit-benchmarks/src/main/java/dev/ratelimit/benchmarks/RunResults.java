@@ -29,6 +29,8 @@ final class RunResults {
 
 	private final @Nullable JsonArray overhead;
 
+	private final Path directory;
+
 	private final @Nullable String steadyState;
 
 	private final @Nullable String scriptCost;
@@ -56,6 +58,12 @@ final class RunResults {
 		this.steadyState = readIfExists(results.resolve("steady-state.md"));
 		this.scriptCost = readIfExists(results.resolve("script-cost.md"));
 		this.httpCost = readIfExists(results.resolve("http-cost/http-cost.md"));
+		this.directory = results;
+	}
+
+	/** Returns the directory of the run's results. */
+	Path directory() {
+		return this.directory;
 	}
 
 	/** Reads the results in a directory. */
