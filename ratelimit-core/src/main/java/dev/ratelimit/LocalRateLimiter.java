@@ -27,15 +27,15 @@ public final class LocalRateLimiter implements RateLimiter {
 	/** How many of the least recently used windows eviction looks at for one to drop. */
 	static final int EVICTION_SCAN = 64;
 
-	/** The start of the keys slots of work in flight are counted under, apart from permits. */
-	private static final String SLOTS = "slots\u0000";
-
 	/** The longest a refused slot is told to wait. */
 	private static final Duration SLOT_RETRY = Duration.ofSeconds(1);
 
 	private final int maxKeys;
 
 	private final LongSupplier nanoTime;
+
+	/** Slots of work in flight by key, least recently used first: the end of each slot's lease (nanoTime) by id. */
+	private final LinkedHashMap<String, Map<String, Long>> slots = new LinkedHashMap<>(16, 0.75f, true);
 
 	/** Windows by key and limit, least recently used first: {start, permits taken, limit, window in ns}. */
 	private final LinkedHashMap<String, long[]> windows = new LinkedHashMap<>(16, 0.75f, true);
@@ -114,9 +114,9 @@ public final class LocalRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * Takes a slot of work in flight in this instance's memory: a key's slots are counted in a window as long as
-	 * the lease, opened by its first slot, and given back by {@link RateLimitSlot#close()}. A renewal keeps nothing
-	 * more (a slot held past its window no longer counts), which is close enough for a failure mode.
+	 * Takes a slot of work in flight in this instance's memory: a key's slots are held each until it is given back
+	 * ({@link RateLimitSlot#close()}) or its lease ends, renewed by {@link RateLimitSlot#renew()}. At most
+	 * {@code maxKeys} keys are kept: past that, the least recently used key that holds no live slot goes first.
 	 */
 	@Override
 	public RateLimitSlot tryAcquireSlot(String key, long limit, Duration lease) {
@@ -124,24 +124,74 @@ public final class LocalRateLimiter implements RateLimiter {
 			throw new IllegalArgumentException("key must not be null");
 		}
 		RateLimit concurrency = RateLimitSlot.concurrency(limit, lease);
-		RateLimitDecision decision = decide(SLOTS + key, List.of(concurrency), 1, true).get(0);
-		if (decision.allowed()) {
-			return RateLimitSlot.held(this, key, concurrency, RateLimitSlot.newId(), decision);
+		long now = this.nanoTime.getAsLong();
+		synchronized (this.slots) {
+			Map<String, Long> held = this.slots.get(key);
+			if (held == null) {
+				if (this.slots.size() >= this.maxKeys) {
+					evictSlots(now);
+				}
+				held = new LinkedHashMap<>(4);
+				this.slots.put(key, held);
+			}
+			held.values().removeIf((ends) -> ends - now <= 0);
+			long first = Long.MAX_VALUE;
+			for (long ends : held.values()) {
+				first = Math.min(first, ends - now);
+			}
+			if (held.size() >= limit) {
+				// slots are given back long before their leases end: retry soon
+				Duration retry = Duration.ofNanos(Math.max(Math.min(first, SLOT_RETRY.toNanos()), 1_000_000));
+				return RateLimitSlot.unheld(key, concurrency, RateLimitDecision.rejected(limit, 0, retry, retry));
+			}
+			String id = RateLimitSlot.newId();
+			held.put(id, now + lease.toNanos());
+			RateLimitDecision decision = RateLimitDecision.allowed(limit, limit - held.size(),
+					Duration.ofNanos(Math.min(first, lease.toNanos())));
+			return RateLimitSlot.held(this, key, concurrency, id, decision);
 		}
-		// slots are given back long before the window ends: retry soon
-		Duration retry = (decision.retryAfter().compareTo(SLOT_RETRY) < 0) ? decision.retryAfter() : SLOT_RETRY;
-		return RateLimitSlot.unheld(key, concurrency,
-				RateLimitDecision.rejected(limit, decision.remaining(), retry, decision.resetAfter()));
+	}
+
+	/** Drops the least recently used key that holds no live slot, else the least recently used key. */
+	private void evictSlots(long now) {
+		Iterator<Map.Entry<String, Map<String, Long>>> keys = this.slots.entrySet().iterator();
+		while (keys.hasNext()) {
+			Map.Entry<String, Map<String, Long>> entry = keys.next();
+			if (entry.getValue().values().stream().allMatch((ends) -> ends - now <= 0)) {
+				keys.remove();
+				return;
+			}
+		}
+		keys = this.slots.entrySet().iterator();
+		if (keys.hasNext()) {
+			keys.next();
+			keys.remove();
+		}
 	}
 
 	@Override
 	public CompletableFuture<Boolean> renewSlotAsync(RateLimitSlot slot) {
-		return CompletableFuture.completedFuture(!slot.released());
+		long now = this.nanoTime.getAsLong();
+		synchronized (this.slots) {
+			Map<String, Long> held = this.slots.get(slot.key());
+			String id = slot.id();
+			Long ends = (held != null && id != null) ? held.get(id) : null;
+			if (held == null || id == null || ends == null || ends - now <= 0) {
+				return CompletableFuture.completedFuture(false);
+			}
+			held.put(id, now + slot.lease().toNanos());
+			return CompletableFuture.completedFuture(true);
+		}
 	}
 
 	@Override
 	public CompletableFuture<Void> releaseSlotAsync(RateLimitSlot slot) {
-		refund(SLOTS + slot.key(), List.of(slot.concurrency()), 1);
+		synchronized (this.slots) {
+			Map<String, Long> held = this.slots.get(slot.key());
+			if (held != null && slot.id() != null) {
+				held.remove(slot.id());
+			}
+		}
 		return CompletableFuture.completedFuture(null);
 	}
 

@@ -282,6 +282,23 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	}
 
 	/**
+	 * Gives back a slot whose call failed, without waiting: a call that timed out may still have taken it in Redis,
+	 * where it would count until its lease ends.
+	 */
+	void forgetSlot(String key, String id) {
+		List<String> args = List.of(RedisScripts.now(this.script.clock), "1", "release", id, "0");
+		try {
+			this.script.runner.runAsync(RedisScripts.SLOT, List.of(slotKey(key)), args)
+				.whenComplete((answer, failure) -> {
+					// nothing to do either way: the slot's lease ends it otherwise
+				});
+		}
+		catch (RuntimeException ex) {
+			// the lease ends it
+		}
+	}
+
+	/**
 	 * Returns the Redis key that holds the slots of work in flight of {@code id}: {@code <prefix>:concurrency:<id>}.
 	 * @param id the caller's key
 	 * @return the Redis key

@@ -82,7 +82,17 @@ public final class RedisRateLimiters {
 				prepared.add(call.limiter().prepared.of(call.limits(), call.permits()));
 			}
 		}
-		return calls.get(0).limiter().guard.decide(new Together(calls, prepared), async);
+		return calls.get(0).limiter().guard.decide(new Together(calls, prepared), async).whenComplete((answers, failure) -> {
+			if (failure != null && Futures.unwrap(failure).getCause() != null) {
+				// Redis was asked and did not answer in time: it may have taken the slots all the same
+				for (Call call : calls) {
+					String slotId = call.slotId();
+					if (slotId != null) {
+						call.limiter().forgetSlot(call.key(), slotId);
+					}
+				}
+			}
+		});
 	}
 
 	/**

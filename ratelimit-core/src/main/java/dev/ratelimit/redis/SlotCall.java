@@ -91,6 +91,10 @@ final class SlotCall extends RedisGuard.Attempt<RateLimitSlot> {
 
 	@Override
 	CompletableFuture<RateLimitSlot> unavailable(@Nullable RateLimiter fallback, @Nullable RuntimeException cause) {
+		if (cause != null) {
+			// Redis was asked and did not answer in time: it may have taken the slot all the same
+			this.limiter.forgetSlot(this.key, this.id);
+		}
 		if (fallback == null) {
 			return super.unavailable(null, cause);
 		}

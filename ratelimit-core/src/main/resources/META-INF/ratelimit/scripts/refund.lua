@@ -13,8 +13,9 @@
 --
 -- Per algorithm: the fixed window and the sliding window counter count the permits down in the window
 -- the key holds (at least 0); the sliding log removes its newest entries; the token bucket puts tokens
--- back (at most its capacity, the key deleted when full); GCRA moves its TAT back (at most to now, the
--- key deleted then). A refund that comes after its window ended is given to the window the key holds.
+-- back (at most its capacity, the key deleted when full), paying first a debt charge.lua left; GCRA moves its TAT
+-- back (at most to now, the key deleted then). A refund that comes after its window ended is given to the window the
+-- key holds.
 
 -- permits, now, clock() and int() come from prelude.lua
 
@@ -53,19 +54,26 @@ for i = 1, #KEYS do
       local t = clock()
       local available, stamp = stored + 0, t
       local elapsed = t - refilled_at
+      local give = permits * window
       if elapsed < 0 then
-        stamp = refilled_at + 0
+        -- a last refill ahead: a debt (charge.lua), paid first, the rest given as tokens
+        local debt = -elapsed * limit
+        if give <= debt then
+          stamp, give = refilled_at - math.floor(give / limit), 0
+        else
+          give = give - debt
+        end
       elseif elapsed < math.ceil((capacity - stored) / limit) then
         available = math.min(stored + elapsed * limit, capacity)
       else
         available = capacity
       end
-      available = math.min(available + permits * window, capacity)
-      if available >= capacity then
+      available = math.min(available + give, capacity)
+      if available >= capacity and stamp <= t then
         redis.call('DEL', key)
       else
         redis.call('SET', key, string.format('%d:%d:%d', available, stamp, window), 'PX',
-          int(math.max(math.ceil(math.ceil((capacity - available) / limit) / 1000), 1)))
+          int(math.max(math.ceil((math.ceil((capacity - available) / limit) + math.max(stamp - t, 0)) / 1000), 1)))
       end
       refunded = refunded + 1
     end

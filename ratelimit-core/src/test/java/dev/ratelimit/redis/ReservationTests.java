@@ -151,6 +151,40 @@ class ReservationTests {
 	}
 
 	@Test
+	void aTokenBucketsRefundPaysItsDebtFirst() {
+		RedisRateLimiter limiter = limiter(Algorithm.TOKEN_BUCKET, runnerA);
+		// 150 taken of 100: a debt of 50 tokens, 30 minutes at 100 an hour
+		limiter.charge("indebted", HUNDRED_AN_HOUR, 150);
+		assertThat(limiter.tryAcquire("indebted", HUNDRED_AN_HOUR, 1).get(0).retryAfter())
+			.isEqualTo(Duration.ofSeconds(51 * 36));
+		// 20 given back pay 20 of the debt: no token is free yet
+		limiter.refund("indebted", HUNDRED_AN_HOUR, 20);
+		assertThat(limiter.tryAcquire("indebted", HUNDRED_AN_HOUR, 1).get(0).retryAfter())
+			.isEqualTo(Duration.ofSeconds(31 * 36));
+		// 40 more pay the rest and give 10 tokens
+		limiter.refund("indebted", HUNDRED_AN_HOUR, 40);
+		assertThat(remaining(limiter, "indebted")).isEqualTo(10);
+	}
+
+	@Test
+	void theLocalLimiterHoldsEachSlotUntilItIsGivenBackOrItsLeaseEnds() {
+		java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+		LocalRateLimiter local = new LocalRateLimiter(100, nanos::get);
+		dev.ratelimit.RateLimitSlot first = local.tryAcquireSlot("k", 2, Duration.ofSeconds(10));
+		dev.ratelimit.RateLimitSlot second = local.tryAcquireSlot("k", 2, Duration.ofSeconds(10));
+		assertThat(local.tryAcquireSlot("k", 2, Duration.ofSeconds(10)).acquired()).isFalse();
+		nanos.addAndGet(Duration.ofSeconds(8).toNanos());
+		assertThat(second.renew()).isTrue();
+		nanos.addAndGet(Duration.ofSeconds(3).toNanos());
+		// the first's lease ended, the second was renewed: one free, not two
+		assertThat(local.tryAcquireSlot("k", 2, Duration.ofSeconds(10)).acquired()).isTrue();
+		assertThat(local.tryAcquireSlot("k", 2, Duration.ofSeconds(10)).acquired()).isFalse();
+		second.close();
+		assertThat(local.tryAcquireSlot("k", 2, Duration.ofSeconds(10)).acquired()).isTrue();
+		assertThat(first.renew()).isFalse();
+	}
+
+	@Test
 	void aReservationNotSettledWithinItsLeaseKeepsItsEstimate() throws Exception {
 		RedisRateLimiter limiter = limiter(Algorithm.FIXED_WINDOW, runnerA);
 		RateLimitReservation reservation = limiter.reserve("late", HUNDRED_AN_HOUR, 30, Duration.ofNanos(1));

@@ -34,6 +34,12 @@ public final class RateLimitFlow {
 
 	private static final String APPLIED = RateLimitFlow.class.getName() + ".applied";
 
+	/**
+	 * The attribute a request refused by the flow carries: what an earlier stage reserved for it ({@code cost-from}) is
+	 * given back when it is settled, its handler never having run ({@link ResponseCost.Actual#NOTHING}).
+	 */
+	public static final String REFUSED = "dev.ratelimit.web.RateLimitFlow.refused";
+
 	/** Marks a request from an allowed client address: it skips every rule. */
 	private static final String ALLOWED = RateLimitFlow.class.getName() + ".allowed";
 
@@ -185,6 +191,7 @@ public final class RateLimitFlow {
 			}
 			return GO_ON;
 		}
+		exchange.setAttribute(REFUSED, Boolean.TRUE);
 		return exchange.reject(RateLimitRejection.of(exchange.method(), exchange.target(), verdict))
 			.thenApply((written) -> false);
 	}
@@ -265,6 +272,19 @@ public final class RateLimitFlow {
 	 * @return completes when everything is settled; never exceptionally
 	 */
 	public CompletableFuture<Void> settleAnswered(AfterResponse after, int status, HttpHeaders headers) {
+		return settleAnswered(after, status, headers, false);
+	}
+
+	/**
+	 * Settles as {@link #settleAnswered(AfterResponse, int, HttpHeaders)} does, for an exchange this flow may have
+	 * refused in a later stage: its handler never ran, and what it reserved is given back.
+	 * @param after what the request settles: its charges
+	 * @param status the answer's status
+	 * @param headers the answer's headers, still writable
+	 * @param refused whether the exchange carries {@link #REFUSED}
+	 * @return completes when everything is settled; never exceptionally
+	 */
+	public CompletableFuture<Void> settleAnswered(AfterResponse after, int status, HttpHeaders headers, boolean refused) {
 		java.util.Map<String, String> costs = new java.util.HashMap<>(2);
 		for (StatusCharge charge : after.charges()) {
 			if (charge.rule().costFrom() instanceof ResponseCost.Header header) {
@@ -276,6 +296,9 @@ public final class RateLimitFlow {
 					headers.remove(header.name());
 				}
 			}
+		}
+		if (refused) {
+			return settleAsync(after, status, ResponseCost.Actual.NOTHING);
 		}
 		return settleAsync(after, status,
 				costs.isEmpty() ? ResponseCost.Actual.NONE

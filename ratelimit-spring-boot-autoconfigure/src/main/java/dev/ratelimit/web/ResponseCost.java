@@ -71,6 +71,9 @@ public sealed interface ResponseCost {
 		/** Knows no actual cost: every reservation stands. */
 		Actual NONE = (rule) -> null;
 
+		/** The request never reached its handler (a later stage refused it): every reservation is given back. */
+		Actual NOTHING = (rule) -> 0L;
+
 		/**
 		 * Returns the actual cost of the request under a rule.
 		 * @param rule the rule, whose {@code costFrom} says where the cost is

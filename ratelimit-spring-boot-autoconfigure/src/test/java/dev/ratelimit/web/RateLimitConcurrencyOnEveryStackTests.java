@@ -140,6 +140,55 @@ class RateLimitConcurrencyOnEveryStackTests {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void aClientThatGoesAwayWhileItsRequestIsDecidedLeavesNoSlotHeld(WebStack stack) throws Exception {
+		Map<String, String> properties = new java.util.HashMap<>(Map.of("ratelimit.rules.slow.paths", "/export",
+				"ratelimit.rules.slow.key", "bean:slowTenant", "ratelimit.rules.slow.concurrency", "1"));
+		try (StackApp app = stack.start(properties, Work.class,
+				(stack == WebStack.SERVLET) ? SlowServletKey.class : SlowReactiveKey.class)) {
+			// the key takes half a second to read: the client is gone before the slot is taken
+			try (java.net.Socket gone = app.open("/export")) {
+				Thread.sleep(100);
+			}
+			StringRedisTemplate redis = app.context().getBean(StringRedisTemplate.class);
+			String slots = app.keyPrefix() + ":concurrency:slow:bean:acme";
+			// the decision went on and took the slot; it is given back, not held and renewed forever
+			await().atMost(java.time.Duration.ofSeconds(10)).pollDelay(java.time.Duration.ofMillis(600))
+				.until(() -> redis.opsForZSet().zCard(slots) == 0);
+			assertThat(app.get("/export").status()).isEqualTo(200);
+		}
+	}
+
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+	static class SlowServletKey {
+
+		@org.springframework.context.annotation.Bean
+		dev.ratelimit.web.servlet.RateLimitKeyResolver slowTenant() {
+			return (request) -> {
+				try {
+					Thread.sleep(500);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return "acme";
+			};
+		}
+
+	}
+
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+	static class SlowReactiveKey {
+
+		@org.springframework.context.annotation.Bean
+		dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver slowTenant() {
+			return (exchange) -> reactor.core.publisher.Mono.just("acme")
+				.delayElement(java.time.Duration.ofMillis(500));
+		}
+
+	}
+
 	@RestController
 	static class Work {
 

@@ -32,7 +32,11 @@ class RateLimitCostFromOnEveryStackTests {
 			Map.entry("ratelimit.rules.shown.window", "1d"), Map.entry("ratelimit.rules.shown.cost", "100"),
 			Map.entry("ratelimit.rules.shown.key", "header:X-User"),
 			Map.entry("ratelimit.rules.shown.cost-from", "header:X-Cost"),
-			Map.entry("ratelimit.rules.shown.cost-from-expose", "true")), Chat.class);
+			Map.entry("ratelimit.rules.shown.cost-from-expose", "true"),
+			Map.entry("ratelimit.rules.guarded.paths", "/chat-guarded"), Map.entry("ratelimit.rules.guarded.limit", "1000"),
+			Map.entry("ratelimit.rules.guarded.window", "1d"), Map.entry("ratelimit.rules.guarded.cost", "100"),
+			Map.entry("ratelimit.rules.guarded.key", "header:X-User"),
+			Map.entry("ratelimit.rules.guarded.cost-from", "header:X-Tokens-Used")), Chat.class);
 
 	@AfterAll
 	static void stop() {
@@ -91,8 +95,32 @@ class RateLimitCostFromOnEveryStackTests {
 			.until(() -> remaining(app.get("/chat-shown?tokens=100", "X-User", user), "shown") == 500);
 	}
 
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void givesBackTheReservationOfARequestALaterStageRefused(WebStack stack) {
+		StackApp app = apps.on(stack);
+		String user = "u-" + UUID.randomUUID().toString().substring(0, 8);
+		assertThat(app.get("/chat-guarded?tokens=10", "X-User", user).status()).isEqualTo(200);
+		// the handler's own limit (one a minute, after the rule's stage) refuses the next ones: they never ran, and
+		// the 100 each reserved comes back
+		for (int i = 0; i < 3; i++) {
+			assertThat(app.get("/chat-guarded?tokens=10", "X-User", user).status()).isEqualTo(429);
+		}
+		dev.ratelimit.RateLimiter limiter = app.context().getBean("fixedWindowRateLimiter", dev.ratelimit.RateLimiter.class);
+		java.util.List<dev.ratelimit.RateLimit> daily = java.util.List.of(dev.ratelimit.RateLimit.of(1000, Duration.ofDays(1)));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> limiter.inspect("guarded:header:" + user, daily).get(0).remaining() == 990);
+	}
+
 	@RestController
 	static class Chat {
+
+		@dev.ratelimit.RateLimited(name = "guard", limit = 1, window = "1m", key = "header:X-User")
+		@GetMapping("/chat-guarded")
+		ResponseEntity<String> guarded(@RequestParam String tokens) {
+			return ResponseEntity.ok().header("X-Tokens-Used", tokens).body("answered");
+		}
+
 
 		@GetMapping("/chat")
 		ResponseEntity<String> chat(@RequestParam(required = false) String tokens) {

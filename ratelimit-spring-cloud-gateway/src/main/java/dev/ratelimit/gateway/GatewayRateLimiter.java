@@ -16,6 +16,7 @@ import reactor.core.publisher.Mono;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.web.AfterResponse;
+import dev.ratelimit.web.PendingSettlement;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
@@ -161,12 +162,10 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 			return this.flow.apply(exchange, List.of(rule)).thenApply((allowed) -> {
 				AfterResponse after = exchange.after();
 				if (!after.isEmpty()) {
-					RouteSettlementFilter.Held held = context.getOrDefault(RouteSettlementFilter.Held.class, null);
-					if (held != null) {
-						held.add(after);
-					}
-					else {
-						// no settlement filter around the route (the application replaced it): given back at once
+					PendingSettlement held = context.getOrDefault(PendingSettlement.class, null);
+					if (held == null || !held.add(after)) {
+						// no settlement filter around the route (the application replaced it), or the exchange ended
+						// while Redis was deciding: given back at once
 						this.flow.release(after);
 					}
 				}

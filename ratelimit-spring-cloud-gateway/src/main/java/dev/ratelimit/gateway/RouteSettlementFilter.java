@@ -1,11 +1,10 @@
 package dev.ratelimit.gateway;
 
-import java.util.ArrayList;
-import java.util.List;
 
 import reactor.core.publisher.Mono;
 
 import dev.ratelimit.web.AfterResponse;
+import dev.ratelimit.web.PendingSettlement;
 import dev.ratelimit.web.RateLimitFlow;
 
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -37,7 +36,7 @@ public final class RouteSettlementFilter implements GlobalFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-		Held held = new Held();
+		PendingSettlement held = new PendingSettlement();
 		ServerHttpResponse response = exchange.getResponse();
 		response.beforeCommit(() -> {
 			// the reservations of cost-from routes, settled with the actual cost the backend's answer tells
@@ -48,8 +47,8 @@ public final class RouteSettlementFilter implements GlobalFilter, Ordered {
 			int status = (response.getStatusCode() != null) ? response.getStatusCode().value() : 200;
 			return Mono.fromFuture(() -> this.flow.settleAnswered(charges, status, response.getHeaders()));
 		});
-		return chain.filter(exchange).contextWrite((context) -> context.put(Held.class, held)).doFinally((signal) -> {
-			AfterResponse after = held.take();
+		return chain.filter(exchange).contextWrite((context) -> context.put(PendingSettlement.class, held)).doFinally((signal) -> {
+			AfterResponse after = held.close();
 			if (!after.isEmpty()) {
 				this.flow.release(after);
 			}
@@ -59,39 +58,6 @@ public final class RouteSettlementFilter implements GlobalFilter, Ordered {
 	@Override
 	public int getOrder() {
 		return Ordered.HIGHEST_PRECEDENCE;
-	}
-
-	/** What the requests of one exchange hold until it completes. */
-	static final class Held {
-
-		private final List<AfterResponse> held = new ArrayList<>(1);
-
-		synchronized void add(AfterResponse after) {
-			this.held.add(after);
-		}
-
-		/** The charges to settle before the response is committed; the slots stay until the exchange completes. */
-		synchronized AfterResponse takeCharges() {
-			AfterResponse charges = AfterResponse.NONE;
-			List<AfterResponse> slots = new ArrayList<>(this.held.size());
-			for (AfterResponse each : this.held) {
-				charges = charges.and(new AfterResponse(each.charges(), List.of()));
-				slots.add(new AfterResponse(List.of(), each.slots()));
-			}
-			this.held.clear();
-			this.held.addAll(slots);
-			return charges;
-		}
-
-		synchronized AfterResponse take() {
-			AfterResponse all = AfterResponse.NONE;
-			for (AfterResponse each : this.held) {
-				all = all.and(each);
-			}
-			this.held.clear();
-			return all;
-		}
-
 	}
 
 }

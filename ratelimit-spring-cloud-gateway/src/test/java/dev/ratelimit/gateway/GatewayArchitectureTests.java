@@ -25,6 +25,7 @@ class GatewayArchitectureTests {
 	private static final Set<String> ENTRY_POINT_SPI = Set.of("dev.ratelimit.web.RateLimitFlow",
 			"dev.ratelimit.web.RateLimitExchange", "dev.ratelimit.web.RateLimitRule", "dev.ratelimit.web.RateLimitRejection",
 			"dev.ratelimit.web.RateLimitRuleFactory", "dev.ratelimit.web.LimitDefinition", "dev.ratelimit.web.AfterResponse",
+			"dev.ratelimit.web.PendingSettlement",
 			"dev.ratelimit.web.KeyResolvers", "dev.ratelimit.web.ResponseCost",
 			"dev.ratelimit.web.InvalidRateLimitRuleException", "dev.ratelimit.web.reactive.ReactorObservations",
 			"dev.ratelimit.autoconfigure.RateLimitProperties", "dev.ratelimit.autoconfigure.RateLimitAutoConfiguration",

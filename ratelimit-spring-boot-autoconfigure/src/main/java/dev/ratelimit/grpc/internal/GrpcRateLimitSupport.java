@@ -17,6 +17,7 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.internal.RateLimitRules;
@@ -132,7 +133,16 @@ public final class GrpcRateLimitSupport {
 	private <Q, R> ServerCall.Listener<Q> proceed(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next,
 			GrpcExchange exchange) {
 		Context context = Context.current().withValue(EXCHANGE, exchange);
-		ServerCall.Listener<Q> listener = Contexts.interceptCall(context, new LimitedCall<>(call, exchange), headers, next);
+		ServerCall.Listener<Q> listener;
+		try {
+			listener = Contexts.interceptCall(context, new LimitedCall<>(call, exchange), headers, next);
+		}
+		catch (RuntimeException | Error ex) {
+			// a later interceptor threw instead of closing the call: grpc-java closes the stream, and neither close nor
+			// onCancel comes; what the rules took is given back now
+			this.flow.release(exchange.takeAfterResponse());
+			throw ex;
+		}
 		return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
 
 			@Override
@@ -152,7 +162,8 @@ public final class GrpcRateLimitSupport {
 		// what the first turn took is settled as a refused HTTP request's: by the status it ends with
 		AfterResponse after = exchange.takeAfterResponse();
 		if (!after.isEmpty()) {
-			this.flow.settleAsync(after, 429);
+			// its handler never runs: what the first turn reserved is given back
+			this.flow.settleAsync(after, 429, ResponseCost.Actual.NOTHING);
 		}
 		// the flow answered a refusal before it returned false
 		StatusException end = GrpcRefusals.of(Objects.requireNonNull(exchange.rejection()), exchange);

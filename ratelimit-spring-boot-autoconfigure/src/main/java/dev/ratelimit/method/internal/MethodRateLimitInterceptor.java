@@ -267,8 +267,11 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 
 		/** The call as the flow reads it, in a given web request. */
 		MethodExchange exchange(boolean mayBlock, @Nullable RateLimitExchange request) {
-			return new MethodExchange(this.limited, this.context, request, mayBlock,
+			MethodExchange exchange = new MethodExchange(this.limited, this.context, request, mayBlock,
 					MethodRateLimitInterceptor.this.executor.get());
+			// a decision that completes after the call was cancelled gives its slots back at once
+			exchange.settleLate((after) -> MethodRateLimitInterceptor.this.flow.get().release(after));
+			return exchange;
 		}
 
 		/** Finds the web request a publisher is subscribed for, from its Reactor context (WebFlux). */

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.web.AfterResponse;
+import dev.ratelimit.web.PendingSettlement;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitRejection;
 
@@ -25,7 +26,10 @@ public abstract class DetachedExchange implements RateLimitExchange {
 
 	private @Nullable RateLimitRejection rejection;
 
-	private AfterResponse after = AfterResponse.NONE;
+	private final PendingSettlement after = new PendingSettlement();
+
+	private java.util.function.Consumer<AfterResponse> late = (after) -> {
+	};
 
 	/**
 	 * Returns why the flow refused the exchange, once it has.
@@ -40,18 +44,28 @@ public abstract class DetachedExchange implements RateLimitExchange {
 	 * when it ends, {@link dev.ratelimit.web.RateLimitFlow#abandoned} when it is cancelled.
 	 */
 	@Override
-	public synchronized void settleAfter(AfterResponse more) {
-		this.after = this.after.and(more);
+	public void settleAfter(AfterResponse more) {
+		if (!this.after.add(more)) {
+			this.late.accept(more);
+		}
 	}
 
 	/**
-	 * Returns what the call settles once it is complete, and forgets it, so that it is settled once.
+	 * Sets what is done with what a stage hands over once the call has ended (a decision that completed after the
+	 * call was cancelled): by default nothing; an entry point settles it at once.
+	 * @param settle settles it
+	 */
+	public void settleLate(java.util.function.Consumer<AfterResponse> settle) {
+		this.late = settle;
+	}
+
+	/**
+	 * Ends the call: returns what it settles once it is complete, so that it is settled once; what a stage hands over
+	 * afterwards goes to {@link #settleLate}.
 	 * @return what it settles, {@link AfterResponse#NONE} when nothing
 	 */
-	public synchronized AfterResponse takeAfterResponse() {
-		AfterResponse taken = this.after;
-		this.after = AfterResponse.NONE;
-		return taken;
+	public AfterResponse takeAfterResponse() {
+		return this.after.close();
 	}
 
 	@Override

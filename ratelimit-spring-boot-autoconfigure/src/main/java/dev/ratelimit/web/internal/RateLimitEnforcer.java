@@ -159,10 +159,18 @@ public final class RateLimitEnforcer implements AutoCloseable {
 				}
 				RateLimitVerdict refused = accept(request, rule, budget, taken, observed, System.nanoTime() - started,
 						applied, slots);
+				boolean charged = !taken.decisions().isEmpty()
+						&& taken.decisions().stream().allMatch(RateLimitDecision::allowed);
 				if (refused == null && (rule.countStatuses() != null || rule.costFrom() != null) && decidedBy != null
-						&& !taken.decisions().isEmpty() && taken.decisions().stream().allMatch(RateLimitDecision::allowed)) {
+						&& charged) {
 					// settled after the response: by its status, or by its actual cost
 					counted.add(new StatusCharge(rule, decidedBy, decidedKey, budget.charged(), rule.cost()));
+				}
+				else if (refused == null && !rule.enforce() && rule.costFrom() != null && decidedBy != null
+						&& !taken.decisions().isEmpty()) {
+					// a soft rule let the request in over its limit, reserving nothing: the work's actual cost is
+					// charged all the same
+					counted.add(new StatusCharge(rule, decidedBy, decidedKey, budget.charged(), 0));
 				}
 				return refused;
 			})
@@ -247,19 +255,32 @@ public final class RateLimitEnforcer implements AutoCloseable {
 					? limiter.tryAcquireAsync(budget.id(), budget.charged(), rule.cost())
 					: CompletableFuture.completedFuture(limiter.tryAcquire(budget.id(), budget.charged(), rule.cost()));
 			return rated.thenCompose((decisions) -> {
-				if (!decisions.stream().allMatch(RateLimitDecision::allowed)) {
+				boolean granted = decisions.stream().allMatch(RateLimitDecision::allowed);
+				if (!granted && !rule.neverRefuses()) {
 					return CompletableFuture.completedFuture(Taken.of(decisions));
 				}
-				return slot(limiter, budget.id(), concurrency, async).thenCompose((slot) -> {
-					if (slot.acquired() || rule.neverRefuses()) {
-						return CompletableFuture.completedFuture(new Taken(decisions, slot));
+				// a soft or shadow rule over its rate limit still takes a slot when one is free: it lets the request in
+				return slot(limiter, budget.id(), concurrency, async).handle((slot, failure) -> {
+					if (granted && (failure != null || (!slot.acquired() && !rule.neverRefuses()))) {
+						// the permits go back: the slot was refused, or could not be decided (the failure mode decides
+						// the rule again, whole)
+						CompletableFuture<Void> refunded = async
+								? limiter.refundAsync(budget.id(), budget.charged(), rule.cost())
+								: CompletableFuture.runAsync(() -> limiter.refund(budget.id(), budget.charged(), rule.cost()),
+										Runnable::run);
+						return refunded.handle((done, refundFailure) -> {
+							if (failure != null) {
+								throw (failure instanceof CompletionException completion) ? completion
+										: new CompletionException(failure);
+							}
+							return new Taken(decisions, slot);
+						});
 					}
-					CompletableFuture<Void> refunded = async
-							? limiter.refundAsync(budget.id(), budget.charged(), rule.cost())
-							: CompletableFuture.runAsync(() -> limiter.refund(budget.id(), budget.charged(), rule.cost()),
-									Runnable::run);
-					return refunded.handle((done, failure) -> new Taken(decisions, slot));
-				});
+					if (failure != null) {
+						return CompletableFuture.<Taken>failedFuture(failure);
+					}
+					return CompletableFuture.completedFuture(new Taken(decisions, slot));
+				}).thenCompose(java.util.function.Function.identity());
 			});
 		}
 		catch (RuntimeException ex) {

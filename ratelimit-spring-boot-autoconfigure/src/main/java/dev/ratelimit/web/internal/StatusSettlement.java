@@ -69,6 +69,10 @@ public final class StatusSettlement {
 		for (int i = 0; i < charges.size(); i++) {
 			StatusCharge charge = charges.get(i);
 			long delta = deltas.get(i);
+			if (delta == 0) {
+				// a soft rule's request that reserved nothing, refused: nothing to give back
+				continue;
+			}
 			CompletableFuture<Void> done;
 			try {
 				if (async) {

@@ -33,8 +33,8 @@ public final class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		return this.support.applyAfterAuthentication(exchange)
-			.flatMap((allowed) -> allowed ? this.support.settling(exchange, chain.filter(exchange)) : Mono.empty());
+		return this.support.settling(exchange, this.support.applyAfterAuthentication(exchange)
+			.flatMap((allowed) -> allowed ? chain.filter(exchange) : Mono.empty()));
 	}
 
 	@Override

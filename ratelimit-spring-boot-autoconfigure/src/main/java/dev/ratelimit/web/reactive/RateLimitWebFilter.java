@@ -35,8 +35,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		return this.support.applyBeforeAuthentication(exchange)
-			.flatMap((allowed) -> allowed ? this.support.settling(exchange, chain.filter(exchange)) : Mono.empty());
+		return this.support.settling(exchange, this.support.applyBeforeAuthentication(exchange)
+			.flatMap((allowed) -> allowed ? chain.filter(exchange) : Mono.empty()));
 	}
 
 	@Override

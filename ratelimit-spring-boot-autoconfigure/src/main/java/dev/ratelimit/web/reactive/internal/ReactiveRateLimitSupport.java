@@ -27,6 +27,7 @@ import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.ContentNegotiation;
 import dev.ratelimit.web.AfterResponse;
+import dev.ratelimit.web.PendingSettlement;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactorObservations;
@@ -136,20 +137,29 @@ public final class ReactiveRateLimitSupport {
 	}
 
 	/**
-	 * Runs the rest of a filter chain, then gives back the slots of requests in flight ({@code concurrency} rules)
-	 * the exchange's rules took, when it completes: its response written, failed or cancelled.
+	 * Runs a filter's work (its decision, then the rest of the chain), then gives back the slots of requests in flight
+	 * ({@code concurrency} rules) the exchange's rules took, when it completes: its response written, failed or
+	 * cancelled. A decision that completes after that (never cancelled, it may still take a slot) gives its slots back
+	 * at once.
 	 * @param exchange the exchange
-	 * @param chain the rest of the chain
-	 * @return the chain, settling when it ends
+	 * @param work the filter's work
+	 * @return the work, settling when it ends
 	 */
-	public Mono<Void> settling(ServerWebExchange exchange, Mono<Void> chain) {
-		return chain.doFinally((signal) -> {
-			Object held = exchange.getAttributes().remove(SLOTS);
-			if (held instanceof AfterResponse slots) {
-				// slots only: the charges by status were settled before the response was committed
-				this.flow.release(slots);
+	public Mono<Void> settling(ServerWebExchange exchange, Mono<Void> work) {
+		return work.doFinally((signal) -> {
+			// one map operation on a request that took no slot: no holder is made for it
+			Object held = exchange.getAttributes().putIfAbsent(SLOTS, PendingSettlement.ENDED);
+			if (held instanceof PendingSettlement pending && pending != PendingSettlement.ENDED) {
+				AfterResponse slots = pending.close();
+				if (!slots.isEmpty()) {
+					this.flow.release(slots);
+				}
 			}
 		});
+	}
+
+	private static PendingSettlement pending(ServerWebExchange exchange) {
+		return (PendingSettlement) exchange.getAttributes().computeIfAbsent(SLOTS, (name) -> new PendingSettlement());
 	}
 
 	/**
@@ -331,14 +341,18 @@ public final class ReactiveRateLimitSupport {
 				ServerHttpResponse response = this.exchange.getResponse();
 				AfterResponse charges = new AfterResponse(after.charges(), List.of());
 				// the actual costs the handler set (cost-from), kept from the client unless exposed
+				ServerWebExchange served = this.exchange;
 				response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow.settleAnswered(charges,
-						(response.getStatusCode() != null) ? response.getStatusCode().value() : 200, response.getHeaders())));
+						(response.getStatusCode() != null) ? response.getStatusCode().value() : 200, response.getHeaders(),
+						served.getAttribute(RateLimitFlow.REFUSED) != null)));
 			}
 			if (!after.slots().isEmpty()) {
-				// given back when the exchange completes (settling, below), its body written or not
-				this.exchange.getAttributes()
-					.merge(SLOTS, new AfterResponse(List.of(), after.slots()),
-							(held, more) -> ((AfterResponse) held).and((AfterResponse) more));
+				// given back when the exchange completes (settling, below), its body written or not; at once when it
+				// ended already (the client went away while Redis was deciding)
+				AfterResponse slots = new AfterResponse(List.of(), after.slots());
+				if (!pending(this.exchange).add(slots)) {
+					ReactiveRateLimitSupport.this.flow.release(slots);
+				}
 			}
 		}
 

@@ -46,7 +46,12 @@ final class CostHeaderResponse extends HttpServletResponseWrapper {
 
 	@Override
 	public void setHeader(String name, @Nullable String value) {
-		if (value == null || kept(name, value)) {
+		if (value == null) {
+			// the handler took the header back: it tells no cost
+			this.values.remove(name.toLowerCase(Locale.ROOT));
+			super.setHeader(name, null);
+		}
+		else if (kept(name, value)) {
 			super.setHeader(name, value);
 		}
 	}

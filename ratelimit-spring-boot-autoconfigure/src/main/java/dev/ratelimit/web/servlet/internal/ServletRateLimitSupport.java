@@ -15,6 +15,7 @@ import java.util.function.Function;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -294,8 +295,14 @@ public final class ServletRateLimitSupport {
 		return headers.isEmpty() ? response : new CostHeaderResponse(response, headers);
 	}
 
-	/** The actual costs a response tells, in the headers its handler set. */
-	private static ResponseCost.Actual costs(HttpServletResponse response) {
+	/**
+	 * The actual costs a response tells, in the headers its handler set; none when a later stage refused the request
+	 * (its handler never ran: what it reserved is given back).
+	 */
+	private static ResponseCost.Actual costs(ServletRequest request, HttpServletResponse response) {
+		if (request.getAttribute(RateLimitFlow.REFUSED) != null) {
+			return ResponseCost.Actual.NOTHING;
+		}
 		return (response instanceof CostHeaderResponse reading) ? ResponseCost.fromHeaders(reading::cost)
 				: ResponseCost.fromHeaders(response::getHeader);
 	}
@@ -323,7 +330,7 @@ public final class ServletRateLimitSupport {
 				this.flow.release(after);
 			}
 			else {
-				this.flow.settle(after, response.isCommitted() ? response.getStatus() : 500, costs(response));
+				this.flow.settle(after, response.isCommitted() ? response.getStatus() : 500, costs(request, response));
 			}
 			return;
 		}
@@ -332,7 +339,7 @@ public final class ServletRateLimitSupport {
 			return;
 		}
 		request.removeAttribute(AFTER_RESPONSE);
-		this.flow.settle(after, response.getStatus(), costs(response));
+		this.flow.settle(after, response.getStatus(), costs(request, response));
 	}
 
 	/**
@@ -359,7 +366,8 @@ public final class ServletRateLimitSupport {
 				return;
 			}
 			HttpServletResponse response = (HttpServletResponse) event.getSuppliedResponse();
-			ServletRateLimitSupport.this.flow.settle(this.after, response.getStatus(), costs(response));
+			ServletRateLimitSupport.this.flow.settle(this.after, response.getStatus(),
+					costs(event.getSuppliedRequest(), response));
 		}
 
 		@Override
