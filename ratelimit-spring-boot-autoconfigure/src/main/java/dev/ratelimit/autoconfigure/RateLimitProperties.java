@@ -562,7 +562,106 @@ public class RateLimitProperties {
 	/**
 	 * One named rule; its limit, window and burst are the short form for a single limit.
 	 */
-	public static class Rule extends Budget {
+	/**
+	 * How a request is charged, as rules and Spring Cloud Gateway routes both give it: its cost, the plans, the actual
+	 * cost read after the work, and the requests in flight.
+	 */
+	public static class Charge extends Budget {
+
+		/**
+		 * Permits one request takes.
+		 */
+		private long cost = 1;
+
+		/**
+		 * How a request's plan is found: bean:<name> (a RateLimitPlanResolver given the rule and the key) or, for a rule, header:<Name> (set by a trusted upstream).
+		 */
+		private @Nullable String plan;
+
+		/**
+		 * Limits per plan name; the rule's own limits are those of callers with no plan or an unknown one, and the plan 'unlimited' exempts a key.
+		 */
+		private Map<String, Plan> plans = new LinkedHashMap<>();
+
+		/**
+		 * Where the actual cost of a request is read once its response is ready, such as header:X-Tokens-Used: cost is then reserved before the handler and settled with the actual cost after it.
+		 */
+		private @Nullable String costFrom;
+
+		/**
+		 * Whether the cost-from header stays in the response the client gets; by default it is removed.
+		 */
+		private boolean costFromExpose = false;
+
+		/**
+		 * How many requests per key may be in flight at once, across every instance; alone or beside the rule's limits.
+		 */
+		private @Nullable Long concurrency;
+
+		/**
+		 * How long a request's slot is held without a renewal: renewed every half lease while it runs, it comes back by itself when an instance crashed; 1m when not set.
+		 */
+		private @Nullable Duration concurrencyLease;
+
+		public long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(long cost) {
+			this.cost = cost;
+		}
+
+		public @Nullable String getPlan() {
+			return this.plan;
+		}
+
+		public void setPlan(@Nullable String plan) {
+			this.plan = plan;
+		}
+
+		public Map<String, Plan> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Plan> plans) {
+			this.plans = plans;
+		}
+
+		public @Nullable String getCostFrom() {
+			return this.costFrom;
+		}
+
+		public void setCostFrom(@Nullable String costFrom) {
+			this.costFrom = costFrom;
+		}
+
+		public boolean isCostFromExpose() {
+			return this.costFromExpose;
+		}
+
+		public void setCostFromExpose(boolean costFromExpose) {
+			this.costFromExpose = costFromExpose;
+		}
+
+		public @Nullable Long getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(@Nullable Long concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public @Nullable Duration getConcurrencyLease() {
+			return this.concurrencyLease;
+		}
+
+		public void setConcurrencyLease(@Nullable Duration concurrencyLease) {
+			this.concurrencyLease = concurrencyLease;
+		}
+
+	}
+
+	public static class Rule extends Charge {
 
 		/**
 		 * Spring path patterns the rule applies to, such as /api/**.
@@ -584,11 +683,6 @@ public class RateLimitProperties {
 		 * 400 (reject), or not limited by this rule (skip).
 		 */
 		private MissingKey missingKey = MissingKey.CLIENT_ADDRESS;
-
-		/**
-		 * Permits one request takes.
-		 */
-		private long cost = 1;
 
 		/**
 		 * Key values exempt from the rule, such as internal API keys: their requests skip it without a Redis call.
@@ -636,16 +730,6 @@ public class RateLimitProperties {
 		private ZoneId zone = ZoneOffset.UTC;
 
 		/**
-		 * How a request's plan is found: bean:<name> (a RateLimitPlanResolver given the rule and the key) or header:<Name> (set by a trusted upstream).
-		 */
-		private @Nullable String plan;
-
-		/**
-		 * Limits per plan name; the rule's own limits are those of callers with no plan or an unknown one, and the plan 'unlimited' exempts a key.
-		 */
-		private Map<String, Plan> plans = new LinkedHashMap<>();
-
-		/**
 		 * Whether the rule only observes, refusing nothing; ratelimit.shadow when not set.
 		 */
 		private @Nullable Boolean shadow;
@@ -654,26 +738,6 @@ public class RateLimitProperties {
 		 * Whether the rule refuses requests over its limits; false makes it soft: decided, charged and announced in headers, never refused, and its decisions told to the handler (RateLimitContext).
 		 */
 		private boolean enforce = true;
-
-		/**
-		 * Where the actual cost of a request is read once its response is ready, such as header:X-Tokens-Used: cost is then reserved before the handler and settled with the actual cost after it.
-		 */
-		private @Nullable String costFrom;
-
-		/**
-		 * Whether the cost-from header stays in the response the client gets; by default it is removed.
-		 */
-		private boolean costFromExpose = false;
-
-		/**
-		 * How many requests per key may be in flight at once, across every instance; alone or beside the rule's limits.
-		 */
-		private @Nullable Long concurrency;
-
-		/**
-		 * How long a request's slot is held without a renewal: renewed every half lease while it runs, it comes back by itself when an instance crashed; 1m when not set.
-		 */
-		private @Nullable Duration concurrencyLease;
 
 		public List<String> getPaths() {
 			return this.paths;
@@ -771,22 +835,6 @@ public class RateLimitProperties {
 			this.zone = zone;
 		}
 
-		public @Nullable String getPlan() {
-			return this.plan;
-		}
-
-		public void setPlan(@Nullable String plan) {
-			this.plan = plan;
-		}
-
-		public Map<String, Plan> getPlans() {
-			return this.plans;
-		}
-
-		public void setPlans(Map<String, Plan> plans) {
-			this.plans = plans;
-		}
-
 		public List<String> getAllowKeys() {
 			return this.allowKeys;
 		}
@@ -805,14 +853,6 @@ public class RateLimitProperties {
 			return rule.allowKeys(new LinkedHashSet<>(this.allowKeys)).enforce(this.enforce);
 		}
 
-		public long getCost() {
-			return this.cost;
-		}
-
-		public void setCost(long cost) {
-			this.cost = cost;
-		}
-
 		public @Nullable Boolean getShadow() {
 			return this.shadow;
 		}
@@ -821,44 +861,12 @@ public class RateLimitProperties {
 			this.shadow = shadow;
 		}
 
-		public @Nullable String getCostFrom() {
-			return this.costFrom;
-		}
-
-		public void setCostFrom(@Nullable String costFrom) {
-			this.costFrom = costFrom;
-		}
-
-		public boolean isCostFromExpose() {
-			return this.costFromExpose;
-		}
-
-		public void setCostFromExpose(boolean costFromExpose) {
-			this.costFromExpose = costFromExpose;
-		}
-
 		public boolean isEnforce() {
 			return this.enforce;
 		}
 
 		public void setEnforce(boolean enforce) {
 			this.enforce = enforce;
-		}
-
-		public @Nullable Long getConcurrency() {
-			return this.concurrency;
-		}
-
-		public void setConcurrency(@Nullable Long concurrency) {
-			this.concurrency = concurrency;
-		}
-
-		public @Nullable Duration getConcurrencyLease() {
-			return this.concurrencyLease;
-		}
-
-		public void setConcurrencyLease(@Nullable Duration concurrencyLease) {
-			this.concurrencyLease = concurrencyLease;
 		}
 
 	}

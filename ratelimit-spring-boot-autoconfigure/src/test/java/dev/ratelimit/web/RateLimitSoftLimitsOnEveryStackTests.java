@@ -42,7 +42,7 @@ class RateLimitSoftLimitsOnEveryStackTests {
 			assertThat(over.status()).isEqualTo(200);
 			assertThat(over.body()).isEqualTo("lite: 0 left, exceeded=true, watch told=false, attribute=true");
 			// decided and announced, never refused
-			assertThat(over.header("RateLimit").orElseThrow()).startsWith("\"search\";r=0;");
+			assertThat(over.header("RateLimit").orElseThrow()).contains("\"search\";r=0;");
 			assertThat(over.header("Retry-After")).isEmpty();
 		}
 		// a request no rule applies to gets an empty context

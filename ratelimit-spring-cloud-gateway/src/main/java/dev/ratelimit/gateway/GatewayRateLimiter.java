@@ -1,9 +1,6 @@
 package dev.ratelimit.gateway;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,11 +10,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
-import dev.ratelimit.Algorithm;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.PendingSettlement;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.PendingSettlement;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -248,76 +244,17 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 	}
 
 	/**
-	 * The {@code ratelimit.*} args of one route's {@code RequestRateLimiter} filter: {@code limit}, {@code window}
-	 * and {@code burst} as a rule's, and the route's algorithm, cost and several limits.
+	 * The {@code ratelimit.*} args of one route's {@code RequestRateLimiter} filter: what charges a request as a rule's
+	 * properties say it ({@code limit}, {@code window}, {@code burst}, several {@code limits}, {@code algorithm},
+	 * {@code cost}, {@code plan} and {@code plans}, {@code cost-from}, {@code concurrency}), and the budget it shares
+	 * with other routes.
 	 */
-	public static class Config extends RateLimitProperties.Limit {
-
-		/**
-		 * Algorithm of the route; ratelimit.default-algorithm when not set.
-		 */
-		private @Nullable Algorithm algorithm;
-
-		/**
-		 * Permits one request takes.
-		 */
-		private long cost = 1;
-
-		/**
-		 * Several limits charged all or nothing, instead of limit, window and burst.
-		 */
-		private List<RateLimitProperties.Limit> limits = new ArrayList<>();
-
-		/**
-		 * How a key's plan is found: bean:<name> (a RateLimitPlanResolver bean, asked with the route's rule and the key).
-		 */
-		private @Nullable String plan;
-
-		/**
-		 * Limits per plan name; the route's own limits are those of keys with no plan or an unknown one, and the plan 'unlimited' exempts a key.
-		 */
-		private Map<String, RateLimitProperties.Plan> plans = new LinkedHashMap<>();
+	public static class Config extends RateLimitProperties.Charge {
 
 		/**
 		 * The name of a budget several routes share: their requests charge one budget per key, under the same limits.
 		 */
 		private @Nullable String budget;
-
-		/**
-		 * Where the actual cost of a request is read once the backend answered, such as header:X-Tokens-Used: cost is then reserved before and settled after.
-		 */
-		private @Nullable String costFrom;
-
-		/**
-		 * Whether the cost-from header stays in the response the client gets; by default it is removed.
-		 */
-		private boolean costFromExpose = false;
-
-		/**
-		 * How many requests per key may be in flight at once on the route, across every instance.
-		 */
-		private @Nullable Long concurrency;
-
-		/**
-		 * How long a request's slot is held without a renewal; 1m when not set.
-		 */
-		private @Nullable Duration concurrencyLease;
-
-		public @Nullable String getPlan() {
-			return this.plan;
-		}
-
-		public void setPlan(@Nullable String plan) {
-			this.plan = plan;
-		}
-
-		public Map<String, RateLimitProperties.Plan> getPlans() {
-			return this.plans;
-		}
-
-		public void setPlans(Map<String, RateLimitProperties.Plan> plans) {
-			this.plans = plans;
-		}
 
 		public @Nullable String getBudget() {
 			return this.budget;
@@ -325,62 +262,6 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 
 		public void setBudget(@Nullable String budget) {
 			this.budget = budget;
-		}
-
-		public @Nullable String getCostFrom() {
-			return this.costFrom;
-		}
-
-		public void setCostFrom(@Nullable String costFrom) {
-			this.costFrom = costFrom;
-		}
-
-		public boolean isCostFromExpose() {
-			return this.costFromExpose;
-		}
-
-		public void setCostFromExpose(boolean costFromExpose) {
-			this.costFromExpose = costFromExpose;
-		}
-
-		public @Nullable Long getConcurrency() {
-			return this.concurrency;
-		}
-
-		public void setConcurrency(@Nullable Long concurrency) {
-			this.concurrency = concurrency;
-		}
-
-		public @Nullable Duration getConcurrencyLease() {
-			return this.concurrencyLease;
-		}
-
-		public void setConcurrencyLease(@Nullable Duration concurrencyLease) {
-			this.concurrencyLease = concurrencyLease;
-		}
-
-		public @Nullable Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(@Nullable Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public long getCost() {
-			return this.cost;
-		}
-
-		public void setCost(long cost) {
-			this.cost = cost;
-		}
-
-		public List<RateLimitProperties.Limit> getLimits() {
-			return this.limits;
-		}
-
-		public void setLimits(List<RateLimitProperties.Limit> limits) {
-			this.limits = limits;
 		}
 
 	}

@@ -161,16 +161,20 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			if (!allowed) {
 				return refused(exchange);
 			}
-			Object result;
+			Object result = proceedSettling(exchange);
+			settle(exchange, result, true);
+			return result;
+		}
+
+		/** Calls the method; one that throws settles its call at once, keeping its reservations. */
+		private @Nullable Object proceedSettling(MethodExchange exchange) throws Throwable {
 			try {
-				result = this.invocation.proceed();
+				return this.invocation.proceed();
 			}
 			catch (Throwable ex) {
 				settle(exchange, null, false);
 				throw ex;
 			}
-			settle(exchange, result, true);
-			return result;
 		}
 
 		/**
@@ -193,15 +197,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 				if (!decided.join()) {
 					return afterDecision(exchange, false);
 				}
-				Object result;
-				try {
-					result = this.invocation.proceed();
-				}
-				catch (Throwable ex) {
-					settle(exchange, null, false);
-					throw ex;
-				}
-				return releasedWhenDone(exchange, result);
+				return releasedWhenDone(exchange, proceedSettling(exchange));
 			}
 			return decided.thenCompose((allowed) -> afterDecision(exchange, allowed));
 		}
