@@ -41,7 +41,7 @@ public abstract class DetachedExchange implements RateLimitExchange {
 
 	/**
 	 * Keeps what the call settles once it is complete, for its entry point: with {@link dev.ratelimit.web.RateLimitFlow#settle}
-	 * when it ends, {@link dev.ratelimit.web.RateLimitFlow#abandoned} when it is cancelled.
+	 * when it ends, {@link dev.ratelimit.web.RateLimitFlow#release} when it is cancelled.
 	 */
 	@Override
 	public void settleAfter(AfterResponse more) {
