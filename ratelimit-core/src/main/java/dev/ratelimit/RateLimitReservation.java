@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * An estimate of a cost known only once the work ran, reserved with {@link RateLimiter#reserve}: the estimate counts
@@ -35,6 +36,8 @@ public final class RateLimitReservation {
 
 	private final long estimate;
 
+	private final LongSupplier nanoTime;
+
 	private final long deadline;
 
 	private final List<RateLimitDecision> decisions;
@@ -43,11 +46,18 @@ public final class RateLimitReservation {
 
 	RateLimitReservation(RateLimiter limiter, String key, List<RateLimit> limits, long estimate, Duration lease,
 			List<RateLimitDecision> decisions) {
+		this(limiter, key, limits, estimate, lease, decisions, System::nanoTime);
+	}
+
+	/** A reservation whose lease runs on a given monotonic clock, for tests. */
+	RateLimitReservation(RateLimiter limiter, String key, List<RateLimit> limits, long estimate, Duration lease,
+			List<RateLimitDecision> decisions, LongSupplier nanoTime) {
 		this.limiter = limiter;
 		this.key = key;
 		this.limits = List.copyOf(limits);
 		this.estimate = estimate;
-		this.deadline = System.nanoTime() + Durations.saturatedNanos(lease);
+		this.nanoTime = nanoTime;
+		this.deadline = nanoTime.getAsLong() + Durations.saturatedNanos(lease);
 		this.decisions = List.copyOf(decisions);
 		if (!granted()) {
 			// nothing was taken: nothing to settle
@@ -136,7 +146,7 @@ public final class RateLimitReservation {
 		if (actual < 0) {
 			throw new IllegalArgumentException("actual must be zero or more, but was " + actual);
 		}
-		if (System.nanoTime() - this.deadline > 0 || !this.settled.compareAndSet(false, true)) {
+		if (this.nanoTime.getAsLong() - this.deadline > 0 || !this.settled.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(false);
 		}
 		long difference = actual - this.estimate;

@@ -71,6 +71,7 @@ class ConcurrencySlotTests {
 		AtomicInteger granted = new AtomicInteger();
 		AtomicInteger refused = new AtomicInteger();
 		CountDownLatch start = new CountDownLatch(1);
+		CountDownLatch full = new CountDownLatch(1);
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		try {
 			List<Future<?>> done = new ArrayList<>();
@@ -89,8 +90,12 @@ class ConcurrencySlotTests {
 							granted.incrementAndGet();
 							int now = inFlight.incrementAndGet();
 							most.accumulateAndGet(now, Math::max);
-							// the work: long enough for the others to pile up behind it
-							Thread.sleep(2);
+							if (now == 5) {
+								full.countDown();
+							}
+							// the work lasts until the limit is reached once: the first holders pile up to it whatever
+							// the machine's speed (slots are granted while fewer than 5 are held, so 5 come)
+							assertThat(full.await(1, TimeUnit.MINUTES)).isTrue();
 							inFlight.decrementAndGet();
 						}
 					}

@@ -221,17 +221,8 @@ public final class RateLimitFlow {
 	 * Settles what a request took once its response is complete: its slots of requests in flight are given back; of
 	 * the charges it took under rules that count responses by status ({@code count-statuses}), those whose rule
 	 * counts the final status are kept, the others given back; the reservations of rules that read the actual cost
-	 * ({@code cost-from}) stand. Failures are logged, never thrown.
-	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
-	 * @param status the final status of the response
-	 */
-	public void settle(AfterResponse after, int status) {
-		settle(after, status, ResponseCost.Actual.NONE, false).join();
-	}
-
-	/**
-	 * Settles as {@link #settle(AfterResponse, int)} does, and adjusts the reservations of {@code cost-from} rules to
-	 * the actual costs the response tells: the difference charged, or the excess given back.
+	 * ({@code cost-from}) are adjusted to the actual costs the response tells: the difference charged, or the excess
+	 * given back. Failures are logged, never thrown.
 	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
 	 * @param status the final status of the response
 	 * @param costs the actual costs the response tells
@@ -241,7 +232,8 @@ public final class RateLimitFlow {
 	}
 
 	/**
-	 * Settles as {@link #settle(AfterResponse, int)} does, without holding the caller's thread while Redis answers.
+	 * Settles as {@link #settle(AfterResponse, int, ResponseCost.Actual)} does, the reservations of {@code cost-from}
+	 * rules standing, without holding the caller's thread while Redis answers.
 	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
 	 * @param status the final status of the response
 	 * @return completes when everything is settled; never exceptionally

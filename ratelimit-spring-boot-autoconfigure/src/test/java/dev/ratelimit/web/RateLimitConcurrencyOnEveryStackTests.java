@@ -145,19 +145,48 @@ class RateLimitConcurrencyOnEveryStackTests {
 	void aClientThatGoesAwayWhileItsRequestIsDecidedLeavesNoSlotHeld(WebStack stack) throws Exception {
 		Map<String, String> properties = new java.util.HashMap<>(Map.of("ratelimit.rules.slow.paths", "/export",
 				"ratelimit.rules.slow.key", "bean:slowTenant", "ratelimit.rules.slow.concurrency", "1"));
+		SlowKey.reset();
 		try (StackApp app = stack.start(properties, Work.class,
 				(stack == WebStack.SERVLET) ? SlowServletKey.class : SlowReactiveKey.class)) {
-			// the key takes half a second to read: the client is gone before the slot is taken
+			// the key is read only when the test says: the client is gone before the slot is taken
 			try (java.net.Socket gone = app.open("/export")) {
-				Thread.sleep(100);
+				assertThat(SlowKey.asked.await(10, TimeUnit.SECONDS)).isTrue();
 			}
+			if (stack == WebStack.WEBFLUX) {
+				// the server saw the client go: the exchange is cancelled while its decision is still to come
+				assertThat(SlowKey.cancelled.await(10, TimeUnit.SECONDS)).isTrue();
+			}
+			SlowKey.answer.complete("acme");
+			// the decision went on and took the slot (it is counted once taken); it is given back, not held and renewed
+			// forever
+			io.micrometer.core.instrument.MeterRegistry meters = app.context()
+				.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+			await().atMost(java.time.Duration.ofSeconds(10))
+				.until(() -> meters.find("ratelimit.decisions").tag("rule", "slow").counters().stream()
+					.mapToDouble(io.micrometer.core.instrument.Counter::count)
+					.sum() >= 1);
 			StringRedisTemplate redis = app.context().getBean(StringRedisTemplate.class);
 			String slots = app.keyPrefix() + ":concurrency:slow:bean:acme";
-			// the decision went on and took the slot; it is given back, not held and renewed forever
-			await().atMost(java.time.Duration.ofSeconds(10)).pollDelay(java.time.Duration.ofMillis(600))
-				.until(() -> redis.opsForZSet().zCard(slots) == 0);
+			await().atMost(java.time.Duration.ofSeconds(10)).until(() -> redis.opsForZSet().zCard(slots) == 0);
 			assertThat(app.get("/export").status()).isEqualTo(200);
 		}
+	}
+
+	/** The key of the slow rule, read when the test completes {@link #answer}. */
+	static final class SlowKey {
+
+		static volatile CountDownLatch asked = new CountDownLatch(1);
+
+		static volatile CountDownLatch cancelled = new CountDownLatch(1);
+
+		static volatile CompletableFuture<String> answer = new CompletableFuture<>();
+
+		static void reset() {
+			asked = new CountDownLatch(1);
+			cancelled = new CountDownLatch(1);
+			answer = new CompletableFuture<>();
+		}
+
 	}
 
 	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
@@ -166,13 +195,8 @@ class RateLimitConcurrencyOnEveryStackTests {
 		@org.springframework.context.annotation.Bean
 		dev.ratelimit.web.servlet.RateLimitKeyResolver slowTenant() {
 			return (request) -> {
-				try {
-					Thread.sleep(500);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-				return "acme";
+				SlowKey.asked.countDown();
+				return SlowKey.answer.join();
 			};
 		}
 
@@ -183,8 +207,31 @@ class RateLimitConcurrencyOnEveryStackTests {
 
 		@org.springframework.context.annotation.Bean
 		dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver slowTenant() {
-			return (exchange) -> reactor.core.publisher.Mono.just("acme")
-				.delayElement(java.time.Duration.ofMillis(500));
+			return (exchange) -> reactor.core.publisher.Mono.defer(() -> {
+				SlowKey.asked.countDown();
+				return reactor.core.publisher.Mono.fromFuture(SlowKey.answer);
+			});
+		}
+
+		/** First of the filters: tells the test when the server cancels the exchange. */
+		@org.springframework.context.annotation.Bean
+		org.springframework.web.server.WebFilter cancellationWatch() {
+			return new OrderedWatch();
+		}
+
+	}
+
+	static final class OrderedWatch implements org.springframework.web.server.WebFilter, org.springframework.core.Ordered {
+
+		@Override
+		public reactor.core.publisher.Mono<Void> filter(org.springframework.web.server.ServerWebExchange exchange,
+				org.springframework.web.server.WebFilterChain chain) {
+			return chain.filter(exchange).doOnCancel(() -> SlowKey.cancelled.countDown());
+		}
+
+		@Override
+		public int getOrder() {
+			return org.springframework.core.Ordered.HIGHEST_PRECEDENCE;
 		}
 
 	}

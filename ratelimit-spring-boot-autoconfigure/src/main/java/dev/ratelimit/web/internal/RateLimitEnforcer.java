@@ -524,11 +524,6 @@ public final class RateLimitEnforcer implements AutoCloseable {
 
 	}
 
-	/** The slots of requests in flight this instance holds, renewed until given back. */
-	public SlotLeases leases() {
-		return this.leases;
-	}
-
 	/** Stops renewing slots: those still held come back when their leases end. */
 	@Override
 	public void close() {
