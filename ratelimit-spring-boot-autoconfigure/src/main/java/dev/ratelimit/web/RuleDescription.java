@@ -45,7 +45,41 @@ final class RuleDescription {
 			text.append(rule.paths().stream().map(PathPattern::getPatternString).toList())
 				.append(rule.methods().isEmpty() ? " (all methods)" : " " + rule.methods().stream().sorted().toList());
 		}
-		text.append(", key ").append(rule.key().spelling()).append(", cost ").append(rule.cost());
+		if (!rule.excludePaths().isEmpty()) {
+			text.append(" except ").append(rule.excludePaths().stream().map(PathPattern::getPatternString).toList());
+		}
+		text.append(", key ").append(rule.key().spelling());
+		if (rule.missingKey() != MissingKey.CLIENT_ADDRESS) {
+			text.append(" (missing: ").append(rule.missingKey().name().toLowerCase(Locale.ROOT).replace('_', '-'))
+				.append(')');
+		}
+		if (!rule.allowKeys().isEmpty()) {
+			text.append(", ").append(rule.allowKeys().size()).append(" keys exempt");
+		}
+		text.append(", cost ").append(rule.cost());
+		ResponseCost costFrom = rule.costFrom();
+		if (costFrom instanceof ResponseCost.Header header) {
+			text.append(" reserved, settled from header ").append(header.name())
+				.append(header.expose() ? " (exposed)" : " (hidden)");
+		}
+		else if (costFrom instanceof ResponseCost.Result result) {
+			text.append(" reserved, settled from ").append(result.expression());
+		}
+		PlanSource plan = rule.plan();
+		if (plan != null) {
+			text.append(", plans ");
+			rule.plans().forEach((name, limits) -> text.append(name).append('=').append(limits.stream()
+				.map((limit) -> limit.limit() + "/" + limit.windowLabel())
+				.toList()).append(' '));
+			text.append("from ").append((plan instanceof PlanSource.Header header) ? "header " + header.name()
+					: "bean " + ((PlanSource.Bean) plan).name());
+		}
+		if (rule.countStatuses() != null) {
+			text.append(", counts statuses ").append(rule.countStatuses());
+		}
+		if (rule.condition() != null) {
+			text.append(", when bean ").append(rule.condition()).append(" says so");
+		}
 		if (block != null) {
 			text.append(", refused keys blocked for ").append(RateLimit.label(block.blockFor()));
 			if (block.multiplier() > 1) {

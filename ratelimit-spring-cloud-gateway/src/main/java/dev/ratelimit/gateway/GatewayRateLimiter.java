@@ -103,7 +103,7 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 				}
 			});
 		}
-		this.rules.put(routeId, rule);
+		RateLimitRule previous = this.rules.put(routeId, rule);
 		this.configs.put(routeId, config);
 		EmptyKeys own = this.emptyKeys.of(filterArgs);
 		if (own.equals(this.emptyKeys)) {
@@ -112,8 +112,8 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		else {
 			this.routeEmptyKeys.put(routeId, own);
 		}
-		if (logger.isDebugEnabled()) {
-			logger.debug(rule.describe());
+		if (!rule.equals(previous)) {
+			logger.info(rule.describe());
 		}
 	}
 
