@@ -1,6 +1,7 @@
 package dev.ratelimit.testsupport;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.Map;
 
 import org.apache.commons.logging.Log;
@@ -69,10 +70,11 @@ public final class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentP
 		if (RedisServerProcess.answers(host, port)) {
 			return null;
 		}
-		RedisServerProcess server = RedisServerProcess.start(RedisBinary.find());
+		Path binary = RedisBinary.find();
+		RedisServerProcess server = RedisServerProcess.start(binary);
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("sampleEmbeddedRedis", Map.of("spring.data.redis.url", server.url())));
-		this.logger.info("No Redis answered at " + host + ":" + port + "; started an embedded redis-server on "
+		this.logger.info("No Redis answered at " + host + ":" + port + "; started " + binary + " on "
 				+ RedisServerProcess.HOST + ":" + server.port() + " for this run (it stops with the application)");
 		return server;
 	}
