@@ -42,12 +42,20 @@ class ChatController {
 
 	/** A long export: the {@code exports} rule lets 2 per user run at once, across every instance. */
 	@PostMapping("/api/exports/{report}")
-	Callable<Map<String, String>> export(@PathVariable String report,
+	Callable<Export> export(@PathVariable String report,
 			@RequestParam(defaultValue = "1500") long millis) {
 		return () -> {
 			Thread.sleep(Math.min(millis, 10_000));
-			return Map.of("report", report, "status", "exported");
+			return new Export(report, "exported");
 		};
+	}
+
+	/**
+	 * A finished export, its members in this order in JSON.
+	 * @param report the report exported
+	 * @param status always {@code exported}
+	 */
+	record Export(String report, String status) {
 	}
 
 }
