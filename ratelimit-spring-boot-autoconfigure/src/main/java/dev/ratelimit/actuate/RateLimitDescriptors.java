@@ -20,12 +20,15 @@ public final class RateLimitDescriptors {
 	 * The rules in force and how failures are handled.
 	 *
 	 * @param failureMode the failure mode, such as {@code fail-open}
-	 * @param redis the state of the circuit breaker guarding Redis: {@code closed} while Redis decides
+	 * @param redis whether Redis decides: {@code up}, or {@code down} while the circuit breaker keeps calls from it
+	 * (the failure mode then decides), {@code unknown} without a breaker
+	 * @param circuitBreaker the state of the circuit breaker guarding Redis: {@code closed}, {@code open} or
+	 * {@code half-open}, {@code unknown} without one
 	 * @param rules the rules
 	 * @param allowedAddresses the client addresses and blocks whose requests skip every rule
 	 * @param deniedAddresses the client addresses and blocks refused with 403 before any rule
 	 */
-	public record RulesDescriptor(String failureMode, String redis, List<RuleDescriptor> rules,
+	public record RulesDescriptor(String failureMode, String redis, String circuitBreaker, List<RuleDescriptor> rules,
 			List<String> allowedAddresses, List<String> deniedAddresses) implements OperationResponseBody {
 	}
 

@@ -98,9 +98,10 @@ public class RateLimitEndpoint {
 					rule.methods().stream().sorted().toList(), rule.algorithm().id(), rule.key().spelling(), rule.cost(),
 					rule.shadow(), limits, rule.allowKeys().size()));
 		}
-		String redis = (this.circuitBreaker != null) ? this.circuitBreaker.state().id() : "unknown";
+		CircuitBreaker.State state = (this.circuitBreaker != null) ? this.circuitBreaker.state() : null;
+		String redis = (state == null) ? "unknown" : (state == CircuitBreaker.State.CLOSED) ? "up" : "down";
 		AddressLists lists = this.rules.addressLists();
-		return new RulesDescriptor(this.failureMode.id(), redis, rules,
+		return new RulesDescriptor(this.failureMode.id(), redis, (state != null) ? state.id() : "unknown", rules,
 				lists.allow().stream().map(Object::toString).toList(), lists.deny().stream().map(Object::toString).toList());
 	}
 

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
@@ -57,6 +58,20 @@ class RateLimitObservabilityAutoConfigurationTests {
 		this.runner.run((context) -> assertThat(context).doesNotHaveBean(RateLimitEndpoint.class));
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitEndpoint.class));
+	}
+
+	@Test
+	void theEndpointTellsWhetherRedisDecides() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit",
+				"ratelimit.circuit-breaker.failure-threshold=1")
+			.run((context) -> {
+				RateLimitEndpoint endpoint = context.getBean(RateLimitEndpoint.class);
+				assertThat(endpoint.rules().redis()).isEqualTo("up");
+				assertThat(endpoint.rules().circuitBreaker()).isEqualTo("closed");
+				context.getBean(CircuitBreaker.class).onFailure(new IllegalStateException("Redis refused the connection"));
+				assertThat(endpoint.rules().redis()).isEqualTo("down");
+				assertThat(endpoint.rules().circuitBreaker()).isEqualTo("open");
+			});
 	}
 
 	@Test

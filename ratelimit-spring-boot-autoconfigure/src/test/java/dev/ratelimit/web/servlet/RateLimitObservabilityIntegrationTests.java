@@ -63,7 +63,8 @@ class RateLimitObservabilityIntegrationTests extends RedisBackedWebTests {
 		assertThat(response.statusCode()).isEqualTo(200);
 		String body = response.body();
 		assertThat((String) JsonPath.read(body, "$.failureMode")).isEqualTo("fail-open");
-		assertThat((String) JsonPath.read(body, "$.redis")).isEqualTo("closed");
+		assertThat((String) JsonPath.read(body, "$.redis")).isEqualTo("up");
+		assertThat((String) JsonPath.read(body, "$.circuitBreaker")).isEqualTo("closed");
 		List<Map<String, Object>> api = JsonPath.read(body, "$.rules[?(@.name == 'api')]");
 		assertThat(api).singleElement().satisfies((rule) -> {
 			assertThat(rule).containsEntry("algorithm", "fixed-window").containsEntry("key", "ip")
