@@ -151,7 +151,8 @@ final class LimitedMethod {
 
 	/**
 	 * Returns the rules one call is decided under: those whose cost is an expression carry the call's cost, and
-	 * those it costs nothing are left out.
+	 * those it costs nothing are left out, but for their slot of calls in flight ({@code concurrency}) when they have
+	 * one.
 	 * @param context the call's evaluation context, asked for only when a cost is an expression
 	 * @throws IllegalArgumentException when a cost is not a whole number from 0 to what the rule's limits allow
 	 */
@@ -167,7 +168,8 @@ final class LimitedMethod {
 				continue;
 			}
 			long permits = cost(rule, cost, context.get());
-			if (permits > 0) {
+			if (permits > 0 || rule.concurrency() != null) {
+				// a free call of a rule with a concurrency still takes its slot (a cost of 0 charges no permits)
 				rules.add(rule.toBuilder().cost(permits).build());
 			}
 		}
