@@ -132,6 +132,11 @@ final class LimitedMethod {
 		return java.util.Objects.requireNonNull(this.method);
 	}
 
+	/** The method's rules as declared, whatever a call costs: what they read of a web request. */
+	List<RateLimitRule> declaredRules() {
+		return this.rules;
+	}
+
 	boolean isLimited() {
 		return !this.rules.isEmpty();
 	}
