@@ -13,6 +13,9 @@ import java.util.function.Supplier;
  */
 public interface RateLimiter {
 
+	/** The largest cost (permits) a call may take: the scripts represent every integer up to it exactly. */
+	public static final long MAX_COST = (1L << 53) - 1;
+
 	/**
 	 * Tries to take one permit for {@code key} under {@code limit}.
 	 * @param key whose budget is charged, any string

@@ -95,6 +95,19 @@ public final class RateLimitFlow {
 	}
 
 	/**
+	 * Returns what calls made in a request carry of it, read now: the mark of a client address the allow list lets
+	 * skip every rule ({@code ratelimit.allow.addresses}), which skips the limits of the bean methods its request
+	 * calls too. An entry point reads it when the call is made, so that a decision that completes after the request
+	 * has ended (a future its handler does not wait for) never touches the request again.
+	 * @param request the request the call is made in
+	 * @return the attributes to set on the call's exchange, by name; empty when none
+	 */
+	public java.util.Map<String, Object> inherited(RateLimitExchange request) {
+		Object allowed = request.getAttribute(ALLOWED);
+		return (allowed != null) ? java.util.Map.of(ALLOWED, allowed) : java.util.Map.of();
+	}
+
+	/**
 	 * Returns whether {@link #beforeAuthentication} may do anything: when not (no address list, no rule but
 	 * those keyed by {@code principal}), an entry point may let every request go on without it.
 	 * @return {@code false} when that turn lets every request go on untouched

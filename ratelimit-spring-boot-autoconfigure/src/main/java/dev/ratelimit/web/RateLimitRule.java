@@ -440,8 +440,16 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		/**
 		 * Builds the rule.
 		 * @return the rule
+		 * @throws InvalidRateLimitRuleException naming {@code missing-key} when a soft rule would refuse requests
+		 * without its key
 		 */
 		public RateLimitRule build() {
+			if (!this.enforce && this.missingKey == MissingKey.REJECT) {
+				// a soft rule never refuses, whatever the cause: the combination would refuse with 400
+				throw new InvalidRateLimitRuleException(this.name, "missing-key", "reject",
+						"a soft rule (enforce false) never refuses a request, and reject refuses one without the key "
+								+ "(400); use client-address or skip, or enforce the rule");
+			}
 			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
 					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency,

@@ -301,6 +301,12 @@ public final class RateLimitRuleFactory {
 	 * invalid, or {@code limit} when the rule has neither limits nor a concurrency
 	 */
 	public RateLimitRule withConcurrency(RateLimitRule rule, @Nullable Long limit, @Nullable Duration lease) {
+		if (limit != null && rule.limits().isEmpty() && rule.cost() != 1) {
+			throw new InvalidRateLimitRuleException(rule.name(), "cost", rule.cost(),
+					"the rule limits requests in flight only (concurrency, no limit): a request takes one slot and "
+							+ "no permits, so a cost means nothing; remove cost, or set limit and window so that the "
+							+ "cost is charged under them beside the slot");
+		}
 		if (limit == null) {
 			if (rule.limits().isEmpty()) {
 				throw new InvalidRateLimitRuleException(rule.name(), "limit", null,

@@ -87,7 +87,14 @@ final class RateLimitedAnnotations {
 					}
 					fallback = annotation.fallbackMethod();
 				}
-				rules.add(fromAnnotation(annotation, name, costExpression ? 1 : cost(name, cost), each.source()));
+				RateLimitRule rule = fromAnnotation(annotation, name, costExpression ? 1 : cost(name, cost), each.source());
+				if (costExpression && rule.limits().isEmpty()) {
+					throw new InvalidRateLimitRuleException(name, "cost", cost,
+							"the rule limits calls in flight only (concurrency, no limit): a call takes one slot and no "
+									+ "permits, so a cost means nothing; remove cost, or set limit and window so that "
+									+ "the cost is charged under them beside the slot");
+				}
+				rules.add(rule);
 			}
 		}
 		catch (InvalidRateLimitRuleException ex) {

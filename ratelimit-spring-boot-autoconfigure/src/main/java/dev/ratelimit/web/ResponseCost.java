@@ -1,8 +1,12 @@
 package dev.ratelimit.web;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.RateLimiter;
 
 /**
  * Where a rule learns the actual cost of a request once its work is done ({@code cost-from}): the rule reserves its
@@ -14,21 +18,56 @@ import org.jspecify.annotations.Nullable;
 public sealed interface ResponseCost {
 
 	/**
-	 * Reads the actual cost of an answer: a whole number, zero or more.
+	 * Reads a cost: an exact whole number from 0 to {@link RateLimiter#MAX_COST}, whatever its type (a
+	 * {@code BigInteger} or {@code BigDecimal} is not cut to its low 64 bits, a {@code double} not rounded), or the
+	 * digits of a header's value.
 	 * @param value the header's value, or the expression's result
-	 * @return the cost, or {@code null} when the value is none (the reserved cost then stands)
+	 * @return the cost, or {@code null} when the value is none, not a whole number, or out of that range (a
+	 * reservation then stands)
 	 */
 	static @Nullable Long parse(@Nullable Object value) {
-		if (value instanceof Number number) {
-			long cost = number.longValue();
-			return (cost >= 0) ? cost : null;
-		}
 		if (value == null) {
 			return null;
 		}
+		if (value instanceof Number number) {
+			BigDecimal exact = exact(number);
+			if (exact == null || exact.signum() < 0 || exact.compareTo(BigDecimal.valueOf(RateLimiter.MAX_COST)) > 0) {
+				return null;
+			}
+			try {
+				return exact.longValueExact();
+			}
+			catch (ArithmeticException ex) {
+				// a fraction
+				return null;
+			}
+		}
 		try {
 			long cost = Long.parseLong(value.toString().strip());
-			return (cost >= 0) ? cost : null;
+			return (cost >= 0 && cost <= RateLimiter.MAX_COST) ? cost : null;
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+	}
+
+	private static @Nullable BigDecimal exact(Number number) {
+		if (number instanceof Long || number instanceof Integer || number instanceof Short || number instanceof Byte) {
+			return BigDecimal.valueOf(number.longValue());
+		}
+		if (number instanceof BigDecimal decimal) {
+			return decimal;
+		}
+		if (number instanceof BigInteger integer) {
+			return new BigDecimal(integer);
+		}
+		if (number instanceof Double || number instanceof Float) {
+			double floating = number.doubleValue();
+			return Double.isFinite(floating) ? new BigDecimal(floating) : null;
+		}
+		try {
+			// another Number (AtomicLong, LongAdder, a library's own): its decimal spelling
+			return new BigDecimal(number.toString());
 		}
 		catch (NumberFormatException ex) {
 			return null;

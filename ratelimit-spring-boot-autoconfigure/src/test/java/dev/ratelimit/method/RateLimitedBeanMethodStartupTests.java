@@ -80,6 +80,23 @@ class RateLimitedBeanMethodStartupTests {
 	}
 
 	@Test
+	void aCostExpressionOnALimitOfCallsInFlightOnlyStopsTheApplication() {
+		assertThatThrownBy(() -> start(CostWithoutLimits.class)).satisfies((ex) -> assertThat(messages(ex))
+			.contains("CostWithoutLimits.export")
+			.contains("cost '#weight' is invalid")
+			.contains("remove cost, or set limit and window"));
+	}
+
+	@Test
+	void aSoftLimitThatWouldRefuseACallWithoutItsKeyStopsTheApplication() {
+		assertThatThrownBy(() -> start(SoftRejecting.class)).satisfies((ex) -> assertThat(messages(ex))
+			.contains("SoftRejecting.send")
+			.contains("missingKey 'reject' is invalid")
+			.contains("a soft rule (enforce false) never refuses")
+			.contains("use client-address or skip, or enforce the rule"));
+	}
+
+	@Test
 	void anApplicationOfGoodMethodsStarts() {
 		try (ConfigurableApplicationContext context = start(Good.class)) {
 			assertThat(context.getBean(Good.class).send("x")).isEqualTo("sent x");
@@ -159,6 +176,24 @@ class RateLimitedBeanMethodStartupTests {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class Application {
+
+	}
+
+	static class CostWithoutLimits {
+
+		@RateLimited(concurrency = 2, key = "#tenant", cost = "#weight")
+		public String export(String tenant, long weight) {
+			return "exported";
+		}
+
+	}
+
+	static class SoftRejecting {
+
+		@RateLimited(limit = 2, window = "1m", key = "header:X-Tenant", missingKey = "reject", enforce = "false")
+		public String send(String text) {
+			return "sent " + text;
+		}
 
 	}
 

@@ -143,6 +143,45 @@ class RateLimitedBeanMethodTests {
 	}
 
 	@Test
+	void aFallbackThatCallsTheMethodAgainGetsTheRefusalInsteadOfRecursing() {
+		Retrying retrying = context.getBean(Retrying.class);
+		assertThat(retrying.send("r-1")).isEqualTo("sent r-1");
+		int before = retrying.fallbacks();
+		// the fallback calls send again through the proxy: that nested call is refused with the exception
+		RateLimitExceededException refused = catchRefusal(() -> retrying.send("r-1"));
+		assertThat(refused.getRule()).isEqualTo("retrying");
+		assertThat(retrying.fallbacks() - before).isEqualTo(1);
+	}
+
+	@Test
+	void aFallbackThatCallsAFutureMethodAgainGetsTheRefusalInsteadOfRecursing() throws Exception {
+		Retrying retrying = context.getBean(Retrying.class);
+		assertThat(retrying.fetch("r-2").get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("fetched r-2");
+		int before = retrying.fallbacks();
+		CompletableFuture<String> again = retrying.fetch("r-2");
+		assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
+			.isThrownBy(() -> again.get(10, java.util.concurrent.TimeUnit.SECONDS))
+			.withCauseInstanceOf(RateLimitExceededException.class);
+		assertThat(retrying.fallbacks() - before).isEqualTo(1);
+	}
+
+	@Test
+	void aFallbackThatSubscribesToAMonoMethodAgainGetsTheRefusalInsteadOfRecursing() {
+		Retrying retrying = context.getBean(Retrying.class);
+		assertThat(retrying.lookup("r-3").block(Duration.ofSeconds(10))).isEqualTo("looked up r-3");
+		int before = retrying.fallbacks();
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> retrying.lookup("r-3").block(Duration.ofSeconds(10)));
+		assertThat(retrying.fallbacks() - before).isEqualTo(1);
+		// subscribed to later, from the fallback's publisher: the Reactor context tells the nested call
+		assertThat(retrying.deferred("r-4").block(Duration.ofSeconds(10))).isEqualTo("looked up r-4");
+		before = retrying.fallbacks();
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> retrying.deferred("r-4").block(Duration.ofSeconds(10)));
+		assertThat(retrying.fallbacks() - before).isEqualTo(1);
+	}
+
+	@Test
 	void chargesTheCostAnExpressionReadsFromTheArguments() {
 		Chat chat = context.getBean(Chat.class);
 		assertThat(chat.complete(new Chat.Prompt("carol", 60))).isEqualTo("answered 60");
@@ -279,7 +318,7 @@ class RateLimitedBeanMethodTests {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	@Import({ TestClockConfiguration.class, Sms.class, Quotes.class, Chat.class, Lookups.class, Reports.class,
-			Tenants.class })
+			Tenants.class, Retrying.class })
 	static class Application {
 
 		@Bean
@@ -338,6 +377,62 @@ class RateLimitedBeanMethodTests {
 		String cached(String user, RateLimitExceededException refused) {
 			return "cached for " + user + " (" + refused.getRule() + ", retry in " + refused.getRetryAfter().toSeconds()
 					+ "s)";
+		}
+
+	}
+
+	static class Retrying {
+
+		private final org.springframework.beans.factory.ObjectProvider<Retrying> self;
+
+		private final AtomicInteger fallbacks = new AtomicInteger();
+
+		Retrying(org.springframework.beans.factory.ObjectProvider<Retrying> self) {
+			this.self = self;
+		}
+
+		public int fallbacks() {
+			return this.fallbacks.get();
+		}
+
+		@RateLimited(name = "retrying", limit = 1, window = "1m", key = "#id", fallbackMethod = "sendAgain")
+		public String send(String id) {
+			return "sent " + id;
+		}
+
+		String sendAgain(String id) {
+			this.fallbacks.incrementAndGet();
+			return this.self.getObject().send(id);
+		}
+
+		@RateLimited(name = "retrying-future", limit = 1, window = "1m", key = "#id", fallbackMethod = "fetchAgain")
+		public CompletableFuture<String> fetch(String id) {
+			return CompletableFuture.completedFuture("fetched " + id);
+		}
+
+		CompletableFuture<String> fetchAgain(String id) {
+			this.fallbacks.incrementAndGet();
+			return this.self.getObject().fetch(id);
+		}
+
+		@RateLimited(name = "retrying-mono", limit = 1, window = "1m", key = "#id", fallbackMethod = "lookupAgain")
+		public Mono<String> lookup(String id) {
+			return Mono.fromSupplier(() -> "looked up " + id);
+		}
+
+		Mono<String> lookupAgain(String id) {
+			this.fallbacks.incrementAndGet();
+			return this.self.getObject().lookup(id);
+		}
+
+		@RateLimited(name = "retrying-deferred", limit = 1, window = "1m", key = "#id", fallbackMethod = "deferAgain")
+		public Mono<String> deferred(String id) {
+			return Mono.fromSupplier(() -> "looked up " + id);
+		}
+
+		Mono<String> deferAgain(String id) {
+			this.fallbacks.incrementAndGet();
+			return Mono.defer(() -> this.self.getObject().deferred(id));
 		}
 
 	}

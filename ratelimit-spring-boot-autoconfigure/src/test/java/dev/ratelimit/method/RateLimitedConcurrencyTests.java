@@ -98,6 +98,51 @@ class RateLimitedConcurrencyTests {
 	}
 
 	@Test
+	void aFreeCallStillTakesItsSlotBesideRateLimitsChargedWithTheCost() throws Exception {
+		Exports exports = context.getBean(Exports.class);
+		int threads = 6;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		AtomicInteger refused = new AtomicInteger();
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			CompletableFuture<Void> gate = new CompletableFuture<>();
+			Future<?>[] calls = new Future<?>[threads];
+			for (int i = 0; i < threads; i++) {
+				calls[i] = pool.submit(() -> {
+					start.await();
+					try {
+						// a cost of 0: no permits, and a slot all the same
+						exports.weighted("initech", 0, gate);
+					}
+					catch (RateLimitExceededException ex) {
+						refused.incrementAndGet();
+					}
+					return null;
+				});
+			}
+			start.countDown();
+			await().atMost(Duration.ofSeconds(20)).until(() -> refused.get() == threads - 2);
+			assertThat(exports.running()).isEqualTo(2);
+			gate.complete(null);
+			for (Future<?> call : calls) {
+				call.get(20, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(refused.get()).isEqualTo(threads - 2);
+		// costs of 1 and more are charged under the rate limit (10 an hour), each call holding a slot meanwhile
+		CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
+		assertThat(exports.weighted("initech", 4, done)).isEqualTo("weighed 4");
+		assertThat(exports.weighted("initech", 6, done)).isEqualTo("weighed 6");
+		RateLimitExceededException over = org.assertj.core.api.Assertions.catchThrowableOfType(RateLimitExceededException.class,
+				() -> exports.weighted("initech", 1, done));
+		assertThat(over.getRefusals()).singleElement()
+			.satisfies((refusal) -> assertThat(refusal.limit().limit()).isEqualTo(10));
+	}
+
+	@Test
 	void aCallThatThrowsGivesItsSlotBack() {
 		Exports exports = context.getBean(Exports.class);
 		for (int i = 0; i < 3; i++) {
@@ -162,6 +207,18 @@ class RateLimitedConcurrencyTests {
 			try {
 				gate.join();
 				return "exported";
+			}
+			finally {
+				this.running.decrementAndGet();
+			}
+		}
+
+		@RateLimited(name = "weighted", concurrency = 2, limit = 10, window = "1h", key = "#tenant", cost = "#weight")
+		public String weighted(String tenant, long weight, CompletableFuture<Void> gate) {
+			this.running.incrementAndGet();
+			try {
+				gate.join();
+				return "weighed " + weight;
 			}
 			finally {
 				this.running.decrementAndGet();

@@ -236,6 +236,17 @@ class RateLimitConcurrencyOnEveryStackTests {
 
 	}
 
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void aCostOnARuleOfRequestsInFlightOnlyStopsTheApplication(WebStack stack) {
+		org.assertj.core.api.Assertions
+			.assertThatThrownBy(() -> stack.start(Map.of("ratelimit.rules.weighed.paths", "/weighed",
+					"ratelimit.rules.weighed.concurrency", "2", "ratelimit.rules.weighed.cost", "3")).close())
+			.satisfies((ex) -> assertThat(RateLimitSoftLimitsOnEveryStackTests.messages(ex))
+				.contains("Property ratelimit.rules.weighed.cost with value '3' is invalid")
+				.contains("remove cost, or set limit and window"));
+	}
+
 	@RestController
 	static class Work {
 

@@ -86,6 +86,20 @@ class RateLimitCostFromOnEveryStackTests {
 
 	@ParameterizedTest
 	@EnumSource(WebStack.class)
+	void keepsTheReservationOfAResponseWhoseCostIsOutOfRangeOrNoWholeNumber(WebStack stack) {
+		StackApp app = apps.on(stack);
+		String user = "u-" + UUID.randomUUID().toString().substring(0, 8);
+		// past RateLimiter.MAX_COST (2^53 - 1), Long.MAX_VALUE, a fraction: none is a cost the scripts take exactly
+		for (String tokens : new String[] { "9007199254740992", "9223372036854775807", "2.5" }) {
+			assertThat(app.get("/chat?tokens=" + tokens, "X-User", user).status()).isEqualTo(200);
+		}
+		// three reservations of 100 stand (none charged past the limit, none given back); a fourth reserves its own
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> remaining(app.get("/chat?tokens=100", "X-User", user), "tokens") == 600);
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
 	void leavesAnExposedCostHeaderInTheResponse(WebStack stack) {
 		StackApp app = apps.on(stack);
 		String user = "u-" + UUID.randomUUID().toString().substring(0, 8);

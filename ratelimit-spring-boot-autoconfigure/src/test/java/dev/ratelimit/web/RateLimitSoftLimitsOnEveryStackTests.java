@@ -11,6 +11,7 @@ import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Soft rules ({@code enforce=false}) on every stack: decided, charged and announced in headers, never refused, and
@@ -47,6 +48,26 @@ class RateLimitSoftLimitsOnEveryStackTests {
 		}
 		// a request no rule applies to gets an empty context
 		assertThat(app.get("/open-search").body()).isEqualTo("full: none, exceeded=false");
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void aSoftRuleThatWouldRefuseARequestWithoutItsKeyStopsTheApplication(WebStack stack) {
+		assertThatThrownBy(() -> stack.start(Map.of("ratelimit.rules.strict.paths", "/search", "ratelimit.rules.strict.limit",
+				"2", "ratelimit.rules.strict.window", "15m", "ratelimit.rules.strict.key", "header:X-Tenant",
+				"ratelimit.rules.strict.missing-key", "reject", "ratelimit.rules.strict.enforce", "false"), Search.class)
+			.close()).satisfies((ex) -> assertThat(messages(ex))
+				.contains("Property ratelimit.rules.strict.missing-key with value 'reject' is invalid")
+				.contains("a soft rule (enforce false) never refuses a request")
+				.contains("use client-address or skip, or enforce the rule"));
+	}
+
+	static String messages(Throwable ex) {
+		StringBuilder all = new StringBuilder();
+		for (Throwable each = ex; each != null; each = each.getCause()) {
+			all.append(each.getMessage()).append('\n');
+		}
+		return all.toString();
 	}
 
 	@RestController

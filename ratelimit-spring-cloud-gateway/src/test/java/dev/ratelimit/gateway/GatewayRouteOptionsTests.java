@@ -86,6 +86,18 @@ class GatewayRouteOptionsTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> gateway.get("/chat/x?tokens=1", "erin").statusCode() == 429);
 	}
 
+	@Test
+	void keepsTheReservationOfAnAnswerWhoseCostIsOutOfRange() {
+		// past RateLimiter.MAX_COST (2^53 - 1), and Long.MAX_VALUE: neither is a cost the scripts take exactly
+		assertThat(gateway.get("/chat/x?tokens=9007199254740992", "fern").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/chat/x?tokens=9223372036854775807", "fern").statusCode()).isEqualTo(200);
+		// settled before each answer was committed: both reservations of 100 stand, and this request reserves its own
+		HttpResponse<String> third = gateway.get("/chat/x?tokens=1", "fern");
+		assertThat(third.statusCode()).isEqualTo(200);
+		assertThat(third.headers().firstValue("RateLimit")).hasValueSatisfying((value) -> assertThat(value)
+			.startsWith("\"chat\";r=700;"));
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class Plans {
 

@@ -78,6 +78,7 @@ class RouteArgsTests {
 			ratelimit.limt=5,ratelimit.window=1m                        | ratelimit.limt            | not an arg of ratelimit's rate limiter; use ratelimit.limit
 			ratelimit.limit=5,ratelimit.window=1m,ratelimit.burst=10    | ratelimit.burst           | applies to the token bucket and GCRA only
 			ratelimit.limit=5,ratelimit.window=1m,ratelimit.cost=6      | ratelimit.cost            | must not exceed the limit of 5
+			ratelimit.concurrency=2,ratelimit.cost=3                    | ratelimit.cost            | a request takes one slot and no permits, so a cost means nothing; remove cost, or set limit and window
 			ratelimit.limit=2000000,ratelimit.window=1h,ratelimit.algorithm=sliding-window-log | ratelimit.limit | must not exceed 10000 for the sliding window log
 			ratelimit.limit=5,ratelimit.limits[0].limit=5,ratelimit.limits[0].window=1s | ratelimit.limits | give either ratelimit.limit
 			ratelimit.limits[0].limit=5,ratelimit.limits[0].window=1s,ratelimit.limits[1].limit=9,ratelimit.limits[1].window=1s | ratelimit.limits[1].window | must have distinct windows

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.MethodLimits;
 import dev.ratelimit.web.RateLimitRule;
@@ -131,6 +132,11 @@ final class LimitedMethod {
 		return java.util.Objects.requireNonNull(this.method);
 	}
 
+	/** The method's rules as declared, whatever a call costs: what they read of a web request. */
+	List<RateLimitRule> declaredRules() {
+		return this.rules;
+	}
+
 	boolean isLimited() {
 		return !this.rules.isEmpty();
 	}
@@ -150,7 +156,8 @@ final class LimitedMethod {
 
 	/**
 	 * Returns the rules one call is decided under: those whose cost is an expression carry the call's cost, and
-	 * those it costs nothing are left out.
+	 * those it costs nothing are left out, but for their slot of calls in flight ({@code concurrency}) when they have
+	 * one.
 	 * @param context the call's evaluation context, asked for only when a cost is an expression
 	 * @throws IllegalArgumentException when a cost is not a whole number from 0 to what the rule's limits allow
 	 */
@@ -166,7 +173,8 @@ final class LimitedMethod {
 				continue;
 			}
 			long permits = cost(rule, cost, context.get());
-			if (permits > 0) {
+			if (permits > 0 || rule.concurrency() != null) {
+				// a free call of a rule with a concurrency still takes its slot (a cost of 0 charges no permits)
 				rules.add(rule.toBuilder().cost(permits).build());
 			}
 		}
@@ -214,7 +222,7 @@ final class LimitedMethod {
 		if (permits < 0) {
 			throw new IllegalArgumentException("The cost of a call to " + this.description + " under rate-limit rule '"
 					+ rule.name() + "' is " + value + " (" + expression.getExpressionString()
-					+ "); a cost is a whole number from 0 (free) up to the rule's limit");
+					+ "); a cost is a whole number from 0 (free) up to the rule's limit, and at most " + RateLimiter.MAX_COST);
 		}
 		if (permits > 0) {
 			checkFits(rule, permits, rule.limits(), expression);
@@ -226,21 +234,9 @@ final class LimitedMethod {
 	}
 
 	private static long permits(@Nullable Object value) {
-		if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
-			return ((Number) value).longValue();
-		}
-		if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue())) {
-			return number.longValue();
-		}
-		if (value instanceof CharSequence text) {
-			try {
-				return Long.parseLong(text.toString().strip());
-			}
-			catch (NumberFormatException ex) {
-				return -1;
-			}
-		}
-		return -1;
+		// exact whatever the Number's type: a BigInteger of 2^64 is not its low 64 bits (0), 2.5 is not 2
+		Long permits = ResponseCost.parse(value);
+		return (permits != null) ? permits : -1;
 	}
 
 	private void checkFits(RateLimitRule rule, long permits, List<RateLimit> limits, Expression expression) {

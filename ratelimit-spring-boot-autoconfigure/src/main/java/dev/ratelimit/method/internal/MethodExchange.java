@@ -1,5 +1,9 @@
 package dev.ratelimit.method.internal;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -7,7 +11,9 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.web.PlanSource;
 import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RuleKey;
 import dev.ratelimit.web.internal.DetachedExchange;
@@ -35,19 +41,27 @@ final class MethodExchange extends DetachedExchange {
 
 	private final Supplier<EvaluationContext> context;
 
-	private final @Nullable RateLimitExchange request;
+	/** What the call reads of the web request it is made in, read when the call was made; {@code null} outside one. */
+	private final @Nullable RequestReads request;
 
 	private final boolean mayBlock;
 
 	private final Executor executor;
 
+	/**
+	 * Makes the exchange of a call; what it needs of the web request is read now, before the call returns to its
+	 * caller: a decision that completes later (a future the handler does not wait for) may complete after the request
+	 * has ended, and a servlet container recycles a request that has ended.
+	 * @param inherited the attributes of the request that its calls carry ({@link RateLimitFlow#inherited})
+	 */
 	MethodExchange(LimitedMethod method, Supplier<EvaluationContext> context, @Nullable RateLimitExchange request,
-			boolean mayBlock, Executor executor) {
+			Map<String, Object> inherited, boolean mayBlock, Executor executor) {
 		this.method = method;
 		this.context = context;
-		this.request = request;
+		this.request = (request != null) ? RequestReads.of(request, method.declaredRules()) : null;
 		this.mayBlock = mayBlock;
 		this.executor = executor;
+		inherited.forEach(this::setAttribute);
 	}
 
 	@Override
@@ -83,7 +97,7 @@ final class MethodExchange extends DetachedExchange {
 
 	@Override
 	public @Nullable String header(String name) {
-		return (this.request != null) ? this.request.header(name) : null;
+		return (this.request != null) ? this.request.headers().get(name.toLowerCase(Locale.ROOT)) : null;
 	}
 
 	@Override
@@ -92,17 +106,8 @@ final class MethodExchange extends DetachedExchange {
 			// what the expression throws charges the client address, as a key resolver's failure does
 			return CompletableFuture.completedFuture(this.method.key(rule, this.context.get()));
 		}
-		if (this.request != null) {
-			return this.request.keyValue(rule);
-		}
-		return CompletableFuture.completedFuture(null);
-	}
-
-	@Override
-	public @Nullable Object getAttribute(String name) {
-		Object own = super.getAttribute(name);
-		// what the request's own rules marked (a client address on the allow list) holds for its calls too
-		return (own != null || this.request == null) ? own : this.request.getAttribute(name);
+		CompletionStage<@Nullable String> read = (this.request != null) ? this.request.keys().get(rule.name()) : null;
+		return (read != null) ? read : CompletableFuture.completedFuture(null);
 	}
 
 	@Override
@@ -125,8 +130,9 @@ final class MethodExchange extends DetachedExchange {
 		if (this.mayBlock || decision.isDone()) {
 			return decision;
 		}
-		if (this.request != null && !this.request.mayBlock()) {
-			return this.request.resume(decision);
+		if (this.request != null && !this.request.live().mayBlock()) {
+			// a WebFlux exchange: its event loop; nothing of the request is read
+			return this.request.live().resume(decision);
 		}
 		return decision.thenApplyAsync((value) -> value, this.executor);
 	}
@@ -134,6 +140,54 @@ final class MethodExchange extends DetachedExchange {
 	@Override
 	public void writeHeaders(HttpHeaders headers) {
 		// a call has no response of its own; a refusal carries its limits in the exception
+	}
+
+	/**
+	 * What a call reads of the web request it is made in, all read when the call is made: its client address and peer,
+	 * the headers its rules read (keys, plans), and the keys that are neither (a parameter, the principal, a key
+	 * resolver's). The request itself is kept only to resume a decision on a WebFlux exchange's event loop.
+	 *
+	 * @param live the request, never read again
+	 * @param clientAddress its client address
+	 * @param remoteAddress its peer's address
+	 * @param headers the headers the rules read, by lower-case name
+	 * @param keys the other keys, by rule name
+	 */
+	record RequestReads(RateLimitExchange live, String clientAddress, String remoteAddress,
+			Map<String, String> headers, Map<String, CompletionStage<@Nullable String>> keys) {
+
+		static RequestReads of(RateLimitExchange request, List<RateLimitRule> rules) {
+			Map<String, String> headers = new HashMap<>(4);
+			Map<String, CompletionStage<@Nullable String>> keys = new HashMap<>(4);
+			for (RateLimitRule rule : rules) {
+				if (rule.key() instanceof RuleKey.Header header) {
+					read(request, header.name(), headers);
+				}
+				else if (!(rule.key() instanceof RuleKey.ClientAddress) && !(rule.key() instanceof RuleKey.Expression)) {
+					CompletionStage<@Nullable String> value;
+					try {
+						value = request.keyValue(rule);
+					}
+					catch (RuntimeException ex) {
+						// what it throws charges the client address, as when the flow reads it
+						value = CompletableFuture.failedFuture(ex);
+					}
+					keys.put(rule.name(), value);
+				}
+				if (rule.plan() instanceof PlanSource.Header plan) {
+					read(request, plan.name(), headers);
+				}
+			}
+			return new RequestReads(request, request.clientAddress(), request.remoteAddress(), headers, keys);
+		}
+
+		private static void read(RateLimitExchange request, String name, Map<String, String> headers) {
+			String value = request.header(name);
+			if (value != null) {
+				headers.put(name.toLowerCase(Locale.ROOT), value);
+			}
+		}
+
 	}
 
 }

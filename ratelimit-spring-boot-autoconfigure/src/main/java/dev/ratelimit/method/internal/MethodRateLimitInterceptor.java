@@ -1,8 +1,11 @@
 package dev.ratelimit.method.internal;
 
 import java.lang.reflect.Method;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -11,6 +14,8 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +30,8 @@ import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.AfterResponse;
+import dev.ratelimit.web.internal.LogThrottle;
+import dev.ratelimit.web.internal.RateLimitEnforcer;
 import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.aop.ProxyMethodInvocation;
@@ -56,7 +63,19 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 
 	private final @Nullable BeanFactory beanFactory;
 
+	private static final Log logger = LogFactory.getLog(MethodRateLimitInterceptor.class);
+
+	private static final LogThrottle DECISION_FAILURES = new LogThrottle();
+
 	private final Map<MethodKey, LimitedMethod> methods = new ConcurrentHashMap<>();
+
+	/**
+	 * The limited methods whose fallback the current thread is running: a call of one of them that its own fallback
+	 * makes through the proxy is refused with the exception when the limit refuses it, never answered by the fallback
+	 * again (which would recurse until the stack overflows).
+	 */
+	private static final ThreadLocal<Set<LimitedMethod>> IN_FALLBACK = ThreadLocal
+		.withInitial(() -> Collections.newSetFromMap(new IdentityHashMap<>()));
 
 	/**
 	 * Creates the interceptor; its collaborators are asked for at the first call, so that it can be created with
@@ -139,10 +158,14 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 
 		private final Supplier<EvaluationContext> context;
 
+		/** Whether the call is made by its own method's fallback, on the thread that runs it. */
+		private final boolean inOwnFallback;
+
 		Call(LimitedMethod limited, MethodInvocation invocation, Object target) {
 			this.limited = limited;
 			this.invocation = invocation;
 			this.target = target;
+			this.inOwnFallback = limited.fallback() != null && IN_FALLBACK.get().contains(limited);
 			// the bean class's method: its parameter names are those the expressions were checked against
 			this.context = SingletonSupplier.of(() -> MethodExpressions.context(limited.method(),
 					invocation.getArguments(), target, MethodRateLimitInterceptor.this.beanFactory));
@@ -199,7 +222,23 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 				}
 				return releasedWhenDone(exchange, proceedSettling(exchange));
 			}
-			return decided.thenCompose((allowed) -> afterDecision(exchange, allowed));
+			return decided.<CompletionStage<?>>handle((allowed, failure) -> {
+				if (failure != null) {
+					// nothing else would tell: the caller may not wait for the future (a handler that answered already)
+					decisionFailed(failure);
+					return CompletableFuture.failedFuture(failure);
+				}
+				return afterDecision(exchange, allowed);
+			}).thenCompose((stage) -> stage.thenApply((value) -> (Object) value));
+		}
+
+		private void decisionFailed(Throwable failure) {
+			long others = DECISION_FAILURES.tryLog();
+			if (others >= 0) {
+				logger.warn("The rate-limit decision of a call of " + this.limited.description()
+						+ " failed, and the call was not made" + ((others > 0) ? " (and " + others
+								+ " more in the last minute)" : ""), RateLimitEnforcer.unwrap(failure));
+			}
 		}
 
 		private CompletionStage<?> afterDecision(MethodExchange exchange, boolean allowed) {
@@ -263,7 +302,8 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 
 		/** The call as the flow reads it, in a given web request. */
 		MethodExchange exchange(boolean mayBlock, @Nullable RateLimitExchange request) {
-			MethodExchange exchange = new MethodExchange(this.limited, this.context, request, mayBlock,
+			MethodExchange exchange = new MethodExchange(this.limited, this.context, request,
+					(request != null) ? MethodRateLimitInterceptor.this.flow.get().inherited(request) : Map.of(), mayBlock,
 					MethodRateLimitInterceptor.this.executor.get());
 			// a decision that completes after the call was cancelled gives its slots back at once
 			exchange.settleLate((after) -> MethodRateLimitInterceptor.this.flow.get().release(after));
@@ -296,12 +336,38 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 		 * @param exchange the call's exchange, which holds why it was refused
 		 */
 		@Nullable Object refused(MethodExchange exchange) throws Throwable {
+			return refused(exchange, false);
+		}
+
+		/**
+		 * Answers a refused call: its fallback's result, or the refusal thrown; a call its own method's fallback made
+		 * gets the refusal, so that a fallback that calls the method again ends.
+		 * @param exchange the call's exchange, which holds why it was refused
+		 * @param inOwnFallback whether the subscriber's Reactor context says that the call is made by its method's
+		 * fallback (a publisher subscribed later, on another thread)
+		 */
+		@Nullable Object refused(MethodExchange exchange, boolean inOwnFallback) throws Throwable {
 			RuntimeException refusal = refusal(exchange);
 			Fallbacks.Fallback fallback = this.limited.fallback();
-			if (fallback != null && refusal instanceof RateLimitExceededException exceeded) {
+			if (fallback == null || this.inOwnFallback || inOwnFallback
+					|| !(refusal instanceof RateLimitExceededException exceeded)) {
+				throw refusal;
+			}
+			Set<LimitedMethod> running = IN_FALLBACK.get();
+			boolean added = running.add(this.limited);
+			try {
 				return fallback.call(this.target, this.invocation.getArguments(), exceeded);
 			}
-			throw refusal;
+			finally {
+				if (added) {
+					running.remove(this.limited);
+				}
+			}
+		}
+
+		/** The method called, which names the Reactor context's mark of a publisher its fallback returned. */
+		LimitedMethod limited() {
+			return this.limited;
 		}
 
 		private RuntimeException refusal(MethodExchange exchange) {

@@ -39,7 +39,7 @@ final class ReactiveCalls {
 			MethodExchange exchange = exchange(call, context);
 			AtomicReference<@Nullable Object> value = new AtomicReference<>();
 			return Mono.fromFuture(call.decide(exchange), true)
-				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed)))
+				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed, context)))
 				.doOnNext(value::set)
 				.doFinally((signal) -> call.settle(exchange, value.get(), signal == SignalType.ON_COMPLETE));
 		});
@@ -49,7 +49,7 @@ final class ReactiveCalls {
 		return Flux.deferContextual((context) -> {
 			MethodExchange exchange = exchange(call, context);
 			return Mono.fromFuture(call.decide(exchange), true)
-				.flatMapMany((allowed) -> publisher(call, exchange, allowed))
+				.flatMapMany((allowed) -> publisher(call, exchange, allowed, context))
 				.doFinally((signal) -> call.settle(exchange, null, signal == SignalType.ON_COMPLETE));
 		});
 	}
@@ -66,10 +66,17 @@ final class ReactiveCalls {
 
 	@SuppressWarnings("unchecked")
 	private static Publisher<Object> publisher(MethodRateLimitInterceptor.Call call, MethodExchange exchange,
-			boolean allowed) {
+			boolean allowed, ContextView context) {
 		try {
-			Object result = allowed ? call.proceed() : call.refused(exchange);
-			return (result != null) ? (Publisher<Object>) result : Mono.empty();
+			if (allowed) {
+				Object result = call.proceed();
+				return (result != null) ? (Publisher<Object>) result : Mono.empty();
+			}
+			Object answer = call.refused(exchange, context.hasKey(call.limited()));
+			// what the fallback's publisher subscribes to (the method again, say) knows that it runs in the fallback
+			return (answer != null)
+					? Flux.from((Publisher<Object>) answer).contextWrite((outer) -> outer.put(call.limited(), Boolean.TRUE))
+					: Mono.empty();
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);

@@ -95,8 +95,9 @@ final class EnforcerLogs {
 		long others = this.costs.tryLog();
 		if (others >= 0) {
 			logger.warn("A response of rate-limit rule '" + rule.name() + "' told no actual cost (" + rule.costFrom()
-					+ ": missing, or no whole number from 0)" + ((others > 0) ? " (and " + others + " more in the last minute)" : "")
-					+ "; its reserved cost of " + rule.cost() + " stands");
+					+ ": missing, or no whole number from 0 to " + dev.ratelimit.RateLimiter.MAX_COST + ")"
+					+ ((others > 0) ? " (and " + others + " more in the last minute)" : "") + "; its reserved cost of "
+					+ rule.cost() + " stands");
 		}
 	}
 

@@ -6,8 +6,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Lets a log line through at most once a minute and counts the ones held back meanwhile, so that a
  * flood of requests never becomes a flood of log lines.
+ *
+ * @since 0.1.0
  */
-final class LogThrottle {
+public final class LogThrottle {
 
 	private static final long INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -16,10 +18,16 @@ final class LogThrottle {
 	private final AtomicLong suppressed = new AtomicLong();
 
 	/**
+	 * Creates a throttle that lets the first line through.
+	 */
+	public LogThrottle() {
+	}
+
+	/**
 	 * Returns whether a line may be logged now; when it may, how many were held back since the last one.
 	 * @return the count held back since the last line, or {@code -1} when this one must be held back too
 	 */
-	long tryLog() {
+	public long tryLog() {
 		long now = System.nanoTime();
 		long due = this.next.get();
 		if (now - due >= 0 && this.next.compareAndSet(due, now + INTERVAL_NANOS)) {

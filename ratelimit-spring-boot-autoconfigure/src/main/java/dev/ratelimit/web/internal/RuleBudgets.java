@@ -84,7 +84,7 @@ public final class RuleBudgets {
 	private Budget of(RateLimitRule rule, String id, List<RateLimit> limits) {
 		CalendarPeriod.Budget quota = rule.calendarBudget(id, limits, this.clock.instant());
 		if (quota == null) {
-			return new Budget(id, limits, null, limits);
+			return new Budget(id, limits, null, charged(rule, limits));
 		}
 		// the limiter counts in a window that ends with the period (rounded up to the second, so that a list of
 		// limits is prepared once a second, not per call), so that its keys expire then; the headers tell the
@@ -93,7 +93,15 @@ public final class RuleBudgets {
 		List<RateLimit> untilPeriodEnd = quota.limits().stream()
 			.map((limit) -> new RateLimit(limit.limit(), left, limit.burst()))
 			.toList();
-		return new Budget(quota.id(), quota.limits(), quota.remaining(), untilPeriodEnd);
+		return new Budget(quota.id(), quota.limits(), quota.remaining(), charged(rule, untilPeriodEnd));
+	}
+
+	/**
+	 * The limits a request is charged under: none for a call of a bean method whose cost expression says it is free,
+	 * which then takes only its rule's slot of calls in flight.
+	 */
+	private static List<RateLimit> charged(RateLimitRule rule, List<RateLimit> limits) {
+		return (rule.cost() == 0) ? List.of() : limits;
 	}
 
 	/**
