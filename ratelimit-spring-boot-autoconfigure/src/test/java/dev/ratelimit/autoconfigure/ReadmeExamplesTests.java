@@ -74,10 +74,25 @@ class ReadmeExamplesTests {
 	@Test
 	void findsTheExamples() {
 		assertThat(documents()).extracting((path) -> path.getFileName().toString())
-			.contains("README.md", "rules.md", "limiters.md", "operations.md", "properties.md");
+			.contains("README.md", "features.md", "rules.md", "limiters.md", "operations.md", "properties.md");
 		assertThat(documents().stream().flatMap((document) -> examples(document, "java").stream()))
 			.as("Java examples").hasSizeGreaterThanOrEqualTo(10);
 		assertThat(propertiesBlocks()).as("properties examples").hasSizeGreaterThanOrEqualTo(10);
+	}
+
+	@Test
+	void linksEveryPageOfTheDocumentationFromTheReadme() throws IOException {
+		String readme = Files.readString(Path.of("..", "README.md"));
+		assertThat(documents().stream()
+			.map((path) -> path.getFileName().toString())
+			.filter((name) -> !name.equals("README.md")))
+			.as("pages of docs/ the README's index does not link")
+			.allSatisfy((name) -> assertThat(readme).contains("](docs/" + name + ")"));
+	}
+
+	@Test
+	void keepsTheReadmeToWhatANewcomerReadsInFiveMinutes() throws IOException {
+		assertThat(Files.readAllLines(Path.of("..", "README.md"))).as("lines of README.md").hasSizeLessThanOrEqualTo(250);
 	}
 
 	@ParameterizedTest(name = "{0}")

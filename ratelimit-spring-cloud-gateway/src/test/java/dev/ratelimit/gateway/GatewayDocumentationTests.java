@@ -36,7 +36,7 @@ import org.springframework.core.io.ByteArrayResource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every gateway example of the README and of docs/gateway.md, as written: each YAML block starts a gateway whose
+ * Every gateway example of docs/features.md and of docs/gateway.md, as written: each YAML block starts a gateway whose
  * rate limiter reads the args of every route (a block with Spring Cloud Gateway's {@code redis-rate-limiter.*}
  * args, with ratelimit disabled, so that its {@code RedisRateLimiter} reads them), and each Java block of
  * docs/gateway.md compiles against the gateway's class path (the autoconfigure module's
@@ -51,7 +51,7 @@ class GatewayDocumentationTests {
 
 	static List<Block> yamlBlocks() {
 		List<Block> blocks = new ArrayList<>();
-		blocks.addAll(DocumentationExamples.read(Path.of("..", "README.md"), "yaml"));
+		blocks.addAll(DocumentationExamples.read(Path.of("..", "docs", "features.md"), "yaml"));
 		blocks.addAll(DocumentationExamples.read(Path.of("..", "docs", "gateway.md"), "yaml"));
 		return blocks;
 	}
