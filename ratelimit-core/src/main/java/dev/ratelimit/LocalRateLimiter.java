@@ -79,9 +79,10 @@ public final class LocalRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public void refund(String key, List<RateLimit> limits, long permits) {
-		if (key == null || limits == null || permits < 1) {
-			throw new IllegalArgumentException("key, limits and at least 1 permit are needed to refund");
+		if (key == null || limits == null) {
+			throw new IllegalArgumentException("key and limits are needed to refund");
 		}
+		RateLimiter.checkCost("permits", permits, 1);
 		synchronized (this.windows) {
 			for (RateLimit limit : limits) {
 				long[] state = this.windows.get(windowKey(key, limit));
@@ -97,9 +98,10 @@ public final class LocalRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public void charge(String key, List<RateLimit> limits, long permits) {
-		if (key == null || limits == null || limits.isEmpty() || permits < 1) {
-			throw new IllegalArgumentException("key, limits and at least 1 permit are needed to charge");
+		if (key == null || limits == null || limits.isEmpty()) {
+			throw new IllegalArgumentException("key and limits are needed to charge");
 		}
+		RateLimiter.checkCost("permits", permits, 1);
 		long now = this.nanoTime.getAsLong();
 		synchronized (this.windows) {
 			for (RateLimit limit : limits) {
@@ -108,7 +110,8 @@ public final class LocalRateLimiter implements RateLimiter {
 					state[0] = now;
 					state[1] = 0;
 				}
-				state[1] += permits;
+				// both at most MAX_COST: the sum cannot overflow, and a count that high refuses until the window ends
+				state[1] = Math.min(state[1] + permits, MAX_COST);
 			}
 		}
 	}
@@ -205,6 +208,7 @@ public final class LocalRateLimiter implements RateLimiter {
 		if (permits < 1) {
 			throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
 		}
+		RateLimiter.checkCost("permits", permits, 1);
 		long now = this.nanoTime.getAsLong();
 		List<RateLimitDecision> decisions = new ArrayList<>(limits.size());
 		synchronized (this.windows) {
