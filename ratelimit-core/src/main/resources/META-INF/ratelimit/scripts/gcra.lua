@@ -62,11 +62,9 @@ for i = 1, #KEYS do
   end
   local admits = diff + permits * window <= burst * window
   local retry_after = admits and 0 or math.ceil((diff + permits * window - burst * window) / limit)
-  local reset_after = math.ceil(diff / limit)
   if far then
-    -- refused: the times from the TAT's µs, so that no product leaves 2^53
+    -- refused: the time from the TAT's µs, so that no product leaves 2^53
     retry_after = far[1] + math.ceil((far[2] - (burst - permits) * window) / limit)
-    reset_after = far[1] + math.ceil(far[2] / limit)
   end
   if peek then
     -- nothing is written
@@ -83,6 +81,7 @@ for i = 1, #KEYS do
     end
   end
   local remaining = math.max(math.floor((burst * window - diff) / window), 0)
+  local reset_after = far and far[1] + math.ceil(far[2] / limit) or math.ceil(diff / limit)
   reply[4 * i - 3], reply[4 * i - 2], reply[4 * i - 1], reply[4 * i] = admits and 1 or 0, remaining, retry_after,
     reset_after
 end
