@@ -172,18 +172,28 @@ public final class LocalRateLimiter implements RateLimiter {
 		}
 	}
 
+	/**
+	 * Holds a slot for another lease from now; a slot whose lease had ended (this instance did not renew it in time)
+	 * is taken back all the same, past the limit if need be, as the Redis limiters do.
+	 */
 	@Override
 	public CompletableFuture<Boolean> renewSlotAsync(RateLimitSlot slot) {
 		long now = this.nanoTime.getAsLong();
+		String id = slot.id();
+		if (id == null) {
+			return CompletableFuture.completedFuture(false);
+		}
 		synchronized (this.slots) {
 			Map<String, Long> held = this.slots.get(slot.key());
-			String id = slot.id();
-			Long ends = (held != null && id != null) ? held.get(id) : null;
-			if (held == null || id == null || ends == null || ends - now <= 0) {
-				return CompletableFuture.completedFuture(false);
+			if (held == null) {
+				if (this.slots.size() >= this.maxKeys) {
+					evictSlots(now);
+				}
+				held = new LinkedHashMap<>(4);
+				this.slots.put(slot.key(), held);
 			}
-			held.put(id, now + slot.lease().toNanos());
-			return CompletableFuture.completedFuture(true);
+			Long ends = held.put(id, now + slot.lease().toNanos());
+			return CompletableFuture.completedFuture(ends != null && ends - now > 0);
 		}
 	}
 

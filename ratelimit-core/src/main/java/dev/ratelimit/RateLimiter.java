@@ -348,10 +348,13 @@ public interface RateLimiter {
 	}
 
 	/**
-	 * Holds a slot this limiter granted for another lease from now: what {@link RateLimitSlot#renewAsync()} calls.
+	 * Holds a slot this limiter granted for another lease from now: what {@link RateLimitSlot#renewAsync()} calls. A
+	 * slot whose lease had ended is taken back all the same, past the limit if need be (its holder still works), so
+	 * that no new slot is granted until the key is under its limit again.
 	 * @param slot the slot
-	 * @return completes with whether the slot is still held ({@code false} when its lease had ended), exceptionally
-	 * with {@link RateLimiterUnavailableException} when the limiter could not be asked
+	 * @return completes with whether the slot was held until this renewal ({@code false} when its lease had ended
+	 * and it was taken back), exceptionally with {@link RateLimiterUnavailableException} when the limiter could not
+	 * be asked
 	 * @throws UnsupportedOperationException when the limiter cannot hold slots (this default)
 	 * @since 0.1.0
 	 */

@@ -89,17 +89,29 @@ class SlotLeasesTests {
 	}
 
 	@Test
-	void aSlotWhoseLeaseEndedBeforeItsRenewalIsDropped() {
-		Duration lease = Duration.ofSeconds(10);
+	void slotsWhoseLeasesEndedWhileRedisDidNotAnswerAreTakenBackAndKeptRenewed() {
+		Duration lease = Duration.ofSeconds(2);
 		SlotLeases leases = new SlotLeases(new EnforcerLogs(FailureMode.FAIL_OPEN), this.nanos::get);
 		try {
-			RateLimitSlot paused = this.limiter.tryAcquireSlot("paused", 1, lease);
-			leases.hold(paused);
-			// the instance paused past the lease (a long GC, say): another request took the place
-			advance(Duration.ofSeconds(11));
-			assertThat(this.limiter.tryAcquireSlot("paused", 1, lease).acquired()).isTrue();
+			RateLimitSlot first = this.limiter.tryAcquireSlot("paused", 2, lease);
+			RateLimitSlot second = this.limiter.tryAcquireSlot("paused", 2, lease);
+			leases.hold(first);
+			leases.hold(second);
+			// Redis answered nothing for 4 s, past the leases, while both requests ran
+			advance(Duration.ofSeconds(4));
 			leases.renewDue().join();
-			assertThat(leases.size()).isZero();
+			// both taken back: held, renewed, and no third request starts
+			assertThat(leases.size()).isEqualTo(2);
+			assertThat(this.limiter.tryAcquireSlot("paused", 2, lease).acquired()).isFalse();
+			advance(Duration.ofSeconds(1));
+			leases.renewDue().join();
+			advance(Duration.ofSeconds(1));
+			leases.renewDue().join();
+			advance(Duration.ofSeconds(1));
+			assertThat(this.limiter.tryAcquireSlot("paused", 2, lease).acquired()).isFalse();
+			leases.release(first).join();
+			assertThat(leases.size()).isEqualTo(1);
+			assertThat(this.limiter.tryAcquireSlot("paused", 2, lease).acquired()).isTrue();
 		}
 		finally {
 			leases.close();
