@@ -4,7 +4,7 @@
 --
 -- KEYS[i]        the caller's key under limit i, as the algorithm's script takes it
 -- ARGV[1]        now in µs since the epoch, or "" to read the Redis server's TIME (see prelude.lua)
--- ARGV[2]        permits to take (>= 1)
+-- ARGV[2]        permits to take (1..MAX_COST; the sliding log's caller sends more than 200 in several calls)
 -- ARGV[3i..3i+2] limit i: limit, window_us and burst, as the algorithm's script takes them
 -- ARGV[#ARGV]    the algorithm: fixed-window, sliding-window-log, sliding-window-counter, token-bucket or gcra
 --

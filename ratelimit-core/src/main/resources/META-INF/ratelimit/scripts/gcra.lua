@@ -16,6 +16,8 @@
 -- every limit admits it, and a refused call writes nothing (but a repaired TTL). Every key written
 -- expires when its TAT has passed; a key found without a TTL is repaired.
 --
+-- A TAT far ahead (charge.lua caps it at 36,500 days) is refused with times counted from its µs, exactly.
+--
 -- Commands on the server's clock: a granted call TIME, GET, SET; a refused call TIME, GET, PTTL.
 
 -- permits, peek, now, clock(), int(), states and reply come from prelude.lua
