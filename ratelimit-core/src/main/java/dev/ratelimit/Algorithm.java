@@ -80,6 +80,9 @@ public enum Algorithm {
 		if (limits == null || limits.isEmpty()) {
 			throw new InvalidRateLimitException("limits", -1, "must hold at least one limit");
 		}
+		if (permits > RateLimiter.MAX_COST) {
+			RateLimiter.checkCost("permits", permits, 1);
+		}
 		Set<Duration> windows = new HashSet<>();
 		for (int i = 0; i < limits.size(); i++) {
 			RateLimit limit = limits.get(i);

@@ -79,9 +79,10 @@ public final class LocalRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public void refund(String key, List<RateLimit> limits, long permits) {
-		if (key == null || limits == null || permits < 1) {
-			throw new IllegalArgumentException("key, limits and at least 1 permit are needed to refund");
+		if (key == null || limits == null) {
+			throw new IllegalArgumentException("key and limits are needed to refund");
 		}
+		RateLimiter.checkCost("permits", permits, 1);
 		synchronized (this.windows) {
 			for (RateLimit limit : limits) {
 				long[] state = this.windows.get(windowKey(key, limit));
@@ -97,9 +98,10 @@ public final class LocalRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public void charge(String key, List<RateLimit> limits, long permits) {
-		if (key == null || limits == null || limits.isEmpty() || permits < 1) {
-			throw new IllegalArgumentException("key, limits and at least 1 permit are needed to charge");
+		if (key == null || limits == null || limits.isEmpty()) {
+			throw new IllegalArgumentException("key and limits are needed to charge");
 		}
+		RateLimiter.checkCost("permits", permits, 1);
 		long now = this.nanoTime.getAsLong();
 		synchronized (this.windows) {
 			for (RateLimit limit : limits) {
@@ -108,7 +110,8 @@ public final class LocalRateLimiter implements RateLimiter {
 					state[0] = now;
 					state[1] = 0;
 				}
-				state[1] += permits;
+				// both at most MAX_COST: the sum cannot overflow, and a count that high refuses until the window ends
+				state[1] = Math.min(state[1] + permits, MAX_COST);
 			}
 		}
 	}
@@ -169,18 +172,28 @@ public final class LocalRateLimiter implements RateLimiter {
 		}
 	}
 
+	/**
+	 * Holds a slot for another lease from now; a slot whose lease had ended (this instance did not renew it in time)
+	 * is taken back all the same, past the limit if need be, as the Redis limiters do.
+	 */
 	@Override
 	public CompletableFuture<Boolean> renewSlotAsync(RateLimitSlot slot) {
 		long now = this.nanoTime.getAsLong();
+		String id = slot.id();
+		if (id == null) {
+			return CompletableFuture.completedFuture(false);
+		}
 		synchronized (this.slots) {
 			Map<String, Long> held = this.slots.get(slot.key());
-			String id = slot.id();
-			Long ends = (held != null && id != null) ? held.get(id) : null;
-			if (held == null || id == null || ends == null || ends - now <= 0) {
-				return CompletableFuture.completedFuture(false);
+			if (held == null) {
+				if (this.slots.size() >= this.maxKeys) {
+					evictSlots(now);
+				}
+				held = new LinkedHashMap<>(4);
+				this.slots.put(slot.key(), held);
 			}
-			held.put(id, now + slot.lease().toNanos());
-			return CompletableFuture.completedFuture(true);
+			Long ends = held.put(id, now + slot.lease().toNanos());
+			return CompletableFuture.completedFuture(ends != null && ends - now > 0);
 		}
 	}
 
@@ -205,6 +218,7 @@ public final class LocalRateLimiter implements RateLimiter {
 		if (permits < 1) {
 			throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
 		}
+		RateLimiter.checkCost("permits", permits, 1);
 		long now = this.nanoTime.getAsLong();
 		List<RateLimitDecision> decisions = new ArrayList<>(limits.size());
 		synchronized (this.windows) {

@@ -120,10 +120,10 @@ public final class RateLimitReservation {
 	/**
 	 * Settles the reservation with the actual cost: more than the estimate charges the difference, past the limits
 	 * if need be; less gives the excess back. At most once, within the lease.
-	 * @param actual the actual cost, zero or more
+	 * @param actual the actual cost, from zero to {@link RateLimiter#MAX_COST}
 	 * @return {@code true} when it was settled now; {@code false} when it was refused, settled already, or its lease
 	 * ended (its estimate stands)
-	 * @throws IllegalArgumentException when {@code actual} is negative
+	 * @throws IllegalArgumentException when {@code actual} is negative or above {@link RateLimiter#MAX_COST}
 	 * @throws RateLimiterUnavailableException when the limiter could not be asked (the estimate stands)
 	 */
 	public boolean settle(long actual) {
@@ -137,15 +137,13 @@ public final class RateLimitReservation {
 
 	/**
 	 * Settles the reservation as {@link #settle(long)} does, without making the caller wait for Redis.
-	 * @param actual the actual cost, zero or more
+	 * @param actual the actual cost, from zero to {@link RateLimiter#MAX_COST}
 	 * @return completes with whether it was settled now, exceptionally with {@link RateLimiterUnavailableException}
 	 * when the limiter could not be asked
-	 * @throws IllegalArgumentException when {@code actual} is negative
+	 * @throws IllegalArgumentException when {@code actual} is negative or above {@link RateLimiter#MAX_COST}
 	 */
 	public CompletableFuture<Boolean> settleAsync(long actual) {
-		if (actual < 0) {
-			throw new IllegalArgumentException("actual must be zero or more, but was " + actual);
-		}
+		RateLimiter.checkCost("actual", actual, 0);
 		if (this.nanoTime.getAsLong() - this.deadline > 0 || !this.settled.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(false);
 		}

@@ -186,9 +186,12 @@ public final class RateLimitSlot implements AutoCloseable {
 	}
 
 	/**
-	 * Holds the slot for another lease from now: for work that runs longer than its lease.
-	 * @return {@code true} when the slot is still held; {@code false} when it holds nothing, was given back, or its
-	 * lease ended before this call (another caller may have its place: the work should stop)
+	 * Holds the slot for another lease from now: for work that runs longer than its lease. A slot whose lease ended
+	 * before this call (the limiter did not answer the renewals in time: a Redis pause, a failover) is taken back all
+	 * the same, past the limit if another call took its place meanwhile, so that no new call starts until the key is
+	 * under its limit again: the work goes on, and the renewal answers {@code false} so that the caller can say so.
+	 * @return {@code true} when the slot was held until this renewal; {@code false} when it holds nothing, was given
+	 * back (nothing is taken then), or its lease had ended (it is taken back)
 	 * @throws RateLimiterUnavailableException when the limiter could not be asked
 	 */
 	public boolean renew() {
@@ -202,7 +205,7 @@ public final class RateLimitSlot implements AutoCloseable {
 
 	/**
 	 * Holds the slot for another lease from now, as {@link #renew()} does, without making the caller wait.
-	 * @return completes with whether the slot is still held, exceptionally with
+	 * @return completes with whether the slot was held until this renewal, exceptionally with
 	 * {@link RateLimiterUnavailableException} when the limiter could not be asked
 	 */
 	public CompletableFuture<Boolean> renewAsync() {

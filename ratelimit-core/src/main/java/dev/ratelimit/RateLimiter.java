@@ -17,6 +17,14 @@ public interface RateLimiter {
 	public static final long MAX_COST = (1L << 53) - 1;
 
 	/**
+	 * The largest permit count or cost any entry point takes, 2^53 - 1: the Redis scripts count in Lua numbers
+	 * (doubles), which hold every integer up to it exactly. Larger values are refused with an
+	 * {@link IllegalArgumentException} naming the argument, before any remote call.
+	 * @since 0.1.0
+	 */
+	long MAX_COST = (1L << 53) - 1;
+
+	/**
 	 * Tries to take one permit for {@code key} under {@code limit}.
 	 * @param key whose budget is charged, any string
 	 * @param limit the limit to enforce
@@ -343,10 +351,13 @@ public interface RateLimiter {
 	}
 
 	/**
-	 * Holds a slot this limiter granted for another lease from now: what {@link RateLimitSlot#renewAsync()} calls.
+	 * Holds a slot this limiter granted for another lease from now: what {@link RateLimitSlot#renewAsync()} calls. A
+	 * slot whose lease had ended is taken back all the same, past the limit if need be (its holder still works), so
+	 * that no new slot is granted until the key is under its limit again.
 	 * @param slot the slot
-	 * @return completes with whether the slot is still held ({@code false} when its lease had ended), exceptionally
-	 * with {@link RateLimiterUnavailableException} when the limiter could not be asked
+	 * @return completes with whether the slot was held until this renewal ({@code false} when its lease had ended
+	 * and it was taken back), exceptionally with {@link RateLimiterUnavailableException} when the limiter could not
+	 * be asked
 	 * @throws UnsupportedOperationException when the limiter cannot hold slots (this default)
 	 * @since 0.1.0
 	 */
@@ -395,6 +406,26 @@ public interface RateLimiter {
 	 * @return the algorithm
 	 */
 	Algorithm algorithm();
+
+	/**
+	 * Checks a permit count or cost that an entry point takes: for implementations, so that every limiter refuses
+	 * the same values with the same message.
+	 * @param argument the argument's name, such as {@code permits} or {@code actual}
+	 * @param cost the value
+	 * @param least the smallest value the entry point takes, 0 or 1
+	 * @return {@code cost}
+	 * @throws InvalidRateLimitException naming {@code argument} when {@code cost} lies outside {@code least} to
+	 * {@link #MAX_COST}
+	 * @since 0.1.0
+	 */
+	static long checkCost(String argument, long cost, long least) {
+		if (cost < least || cost > MAX_COST) {
+			throw new InvalidRateLimitException(argument, -1, "must be between " + least + " and " + MAX_COST
+					+ ", but was " + cost + " (RateLimiter.MAX_COST, 2^53 - 1, is the largest integer the scripts "
+					+ "count exactly; a larger cost would not be counted as it is)");
+		}
+		return cost;
+	}
 
 	/**
 	 * Runs a call in the calling thread as a completed future: invalid arguments and unsupported

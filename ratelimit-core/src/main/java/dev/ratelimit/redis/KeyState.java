@@ -6,9 +6,11 @@ import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
 
 import org.springframework.util.Assert;
@@ -19,6 +21,12 @@ import org.springframework.util.Assert;
  * refusals this instance remembers for the key.
  */
 final class KeyState {
+
+	/**
+	 * The most sliding-log entries one call of {@code charge.lua} writes: a charge of more (at most the limit's, 10,000,
+	 * are kept) is sent in several calls, one after another, each well under a millisecond of Redis's time.
+	 */
+	static final long LOG_ENTRIES_PER_CALL = 200;
 
 	private final LimiterScript script;
 
@@ -101,19 +109,22 @@ final class KeyState {
 
 	CompletableFuture<Void> chargeAsync(String key, List<RateLimit> limits, long permits) {
 		Assert.notNull(key, "key must not be null");
-		if (permits < 1) {
-			throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
-		}
+		RateLimiter.checkCost("permits", permits, 1);
 		// past the limit: checked like a call of one permit, charged the whole
 		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
-		List<String> args = RedisScripts.args(this.script.clock, permits, prepared.args(), 1);
-		args.add(this.script.algorithm.id());
 		CompletableFuture<List<?>> reply;
-		try {
-			reply = this.script.runner.runAsync(RedisScripts.CHARGE, this.script.keys.forLimits(key, limits), args);
+		if (this.script.algorithm == Algorithm.SLIDING_WINDOW_LOG && permits > LOG_ENTRIES_PER_CALL) {
+			// the log keeps at most its limit's entries (charge.lua): more would change no decision. They are
+			// written LOG_ENTRIES_PER_CALL at a time, so that no script call keeps Redis busy for long
+			long entries = Math.min(permits, largestLimit(limits));
+			reply = chargeOnce(key, limits, prepared, Math.min(entries, LOG_ENTRIES_PER_CALL));
+			for (long sent = LOG_ENTRIES_PER_CALL; sent < entries; sent += LOG_ENTRIES_PER_CALL) {
+				long part = Math.min(LOG_ENTRIES_PER_CALL, entries - sent);
+				reply = reply.thenCompose((ignored) -> chargeOnce(key, limits, prepared, part));
+			}
 		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
+		else {
+			reply = chargeOnce(key, limits, prepared, permits);
 		}
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
@@ -122,6 +133,26 @@ final class KeyState {
 			}
 			return null;
 		}));
+	}
+
+	private CompletableFuture<List<?>> chargeOnce(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared,
+			long permits) {
+		List<String> args = RedisScripts.args(this.script.clock, permits, prepared.args(), 1);
+		args.add(this.script.algorithm.id());
+		try {
+			return this.script.runner.runAsync(RedisScripts.CHARGE, this.script.keys.forLimits(key, limits), args);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static long largestLimit(List<RateLimit> limits) {
+		long largest = 1;
+		for (RateLimit limit : limits) {
+			largest = Math.max(largest, limit.limit());
+		}
+		return largest;
 	}
 
 	long reset(String key, List<RateLimit> limits) {

@@ -84,12 +84,16 @@ for i = 1, #KEYS do
       tat, remainder = string.match(value, '^(%d+):(%d+)$')
     end
     if tat then
-      local diff = (tat - clock()) * limit + remainder - permits * window
-      if diff <= 0 then
+      -- the TAT moves back permits * window_us / limit µs: counted from its µs ahead of now and its remainder, so
+      -- that no product leaves 2^53 (a TAT far ahead, charge.lua)
+      local units = remainder - permits * window
+      local ahead = tat - clock() + math.floor(units / limit)
+      remainder = units % limit
+      if ahead < 0 or (ahead == 0 and remainder == 0) then
         redis.call('DEL', key)
       else
-        redis.call('SET', key, string.format('%d:%d', clock() + math.floor(diff / limit), diff % limit), 'PX',
-          int(math.max(math.ceil(math.ceil(diff / limit) / 1000), 1)))
+        redis.call('SET', key, string.format('%d:%d', clock() + ahead, remainder), 'PX',
+          int(math.max(math.ceil((ahead + ((remainder > 0) and 1 or 0)) / 1000), 1)))
       end
       refunded = refunded + 1
     end

@@ -7,8 +7,13 @@
 -- ARGV[4]  the slot's id
 -- ARGV[5]  lease_us, for 'renew': the slot is held until now + lease_us
 --
--- Returns {1} when the slot was held (and is given back, or renewed), {0} when it was not: given back already, or
--- its lease ended (another caller may hold its place now; a renewal then takes nothing).
+-- Returns, for 'release', {1} when the slot was held and is given back, {0} when it was not (given back already, or
+-- its lease ended). For 'renew', {1} when the slot was held until now, {0} when its lease had ended (Redis did not
+-- answer the renewals in time: a pause, a failover): its holder still works, so the slot is taken back all the
+-- same, past the limit if another call has its place meanwhile, and no new call is granted until the key is under
+-- its limit again (concurrency.lua counts every slot held). Either way the slot is held until now + lease_us.
+--
+-- Commands: 'release' ZREM; 'renew' ZSCORE, ZADD, PTTL (and PEXPIRE when the key would expire before the lease ends).
 
 -- clock() and int() come from prelude.lua
 
@@ -18,16 +23,10 @@ if ARGV[3] == 'release' then
 end
 local t = clock()
 local ends = redis.call('ZSCORE', key, id)
-if not ends or ends + 0 <= t then
-  if ends then
-    redis.call('ZREM', key, id)
-  end
-  return {0}
-end
 local lease = ARGV[5] + 0
 redis.call('ZADD', key, int(t + lease), id)
 local ms = math.ceil(lease / 1000)
 if redis.call('PTTL', key) < ms then
   redis.call('PEXPIRE', key, int(ms))
 end
-return {1}
+return {(ends and ends + 0 > t) and 1 or 0}

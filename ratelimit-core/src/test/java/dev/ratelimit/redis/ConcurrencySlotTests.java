@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -167,18 +168,70 @@ class ConcurrencySlotTests {
 		// 16 s after it was taken, held by the renewal
 		assertThat(limiter.tryAcquireSlot("report", 1, lease).acquired()).isFalse();
 		clock.advance(Duration.ofSeconds(3));
-		// its lease ended: the renewal comes too late, and the place is free again
-		assertThat(slot.renew()).isFalse();
+		// not renewed: its lease ended, and the place is free
 		RateLimitSlot next = limiter.tryAcquireSlot("report", 1, lease);
 		assertThat(next.acquired()).isTrue();
-		// the late slot's close gives back nothing of the next one's
-		slot.close();
-		assertThat(limiter.tryAcquireSlot("report", 1, lease).acquired()).isFalse();
 		next.close();
 		next.close();
 		assertThat(next.released()).isTrue();
+		// a slot given back is not taken back by a renewal
 		assertThat(next.renew()).isFalse();
 		assertThat(limiter.tryAcquireSlot("report", 1, lease).acquired()).isTrue();
+	}
+
+	@Test
+	void holdersWhoseLeasesEndedWhileRedisDidNotAnswerTakeTheirSlotsBackPastTheLimit() {
+		// the clock the scripts use: Redis paused 4 s, past the 2 s leases, while both holders kept working
+		MutableClock clock = MutableClock.at("2026-12-06T10:00:00Z");
+		RedisRateLimiter limiter = RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, runnerA)
+			.keyPrefix(this.prefix)
+			.clock(clock)
+			.build();
+		Duration lease = Duration.ofSeconds(2);
+		RateLimitSlot first = limiter.tryAcquireSlot("chat", 2, lease);
+		RateLimitSlot second = limiter.tryAcquireSlot("chat", 2, lease);
+		assertThat(first.acquired()).isTrue();
+		assertThat(second.acquired()).isTrue();
+		clock.advance(Duration.ofSeconds(4));
+		// a new call reaches Redis before the holders' renewals, and finds both places free
+		RateLimitSlot early = limiter.tryAcquireSlot("chat", 2, lease);
+		assertThat(early.acquired()).isTrue();
+		// the renewals take both slots back (they tell that the lease had ended): 3 held against 2
+		assertThat(first.renew()).isFalse();
+		assertThat(second.renew()).isFalse();
+		assertThat(limiter.tryAcquireSlot("chat", 2, lease).acquired()).isFalse();
+		early.close();
+		// 2 held: still no place
+		assertThat(limiter.tryAcquireSlot("chat", 2, lease).acquired()).isFalse();
+		clock.advance(Duration.ofSeconds(1));
+		// renewed in time from now on
+		assertThat(first.renew()).isTrue();
+		assertThat(second.renew()).isTrue();
+		assertThat(limiter.tryAcquireSlot("chat", 2, lease).acquired()).isFalse();
+		first.close();
+		RateLimitSlot next = limiter.tryAcquireSlot("chat", 2, lease);
+		assertThat(next.acquired()).isTrue();
+		assertThat(limiter.tryAcquireSlot("chat", 2, lease).acquired()).isFalse();
+		second.close();
+		next.close();
+	}
+
+	@Test
+	void theLocalLimitersHoldersTakeTheirSlotsBackWhenTheirLeasesEnded() {
+		AtomicLong nanos = new AtomicLong();
+		LocalRateLimiter local = new LocalRateLimiter(100, nanos::get);
+		Duration lease = Duration.ofSeconds(2);
+		RateLimitSlot first = local.tryAcquireSlot("chat", 2, lease);
+		RateLimitSlot second = local.tryAcquireSlot("chat", 2, lease);
+		nanos.addAndGet(Duration.ofSeconds(4).toNanos());
+		assertThat(local.tryAcquireSlot("chat", 2, lease).acquired()).isTrue();
+		assertThat(first.renew()).isFalse();
+		assertThat(second.renew()).isFalse();
+		assertThat(local.tryAcquireSlot("chat", 2, lease).acquired()).isFalse();
+		first.close();
+		assertThat(local.tryAcquireSlot("chat", 2, lease).acquired()).isFalse();
+		second.close();
+		assertThat(local.tryAcquireSlot("chat", 2, lease).acquired()).isTrue();
 	}
 
 	@Test

@@ -76,8 +76,9 @@ final class EnforcerLogs {
 		long others = this.slots.tryLog();
 		if (others >= 0) {
 			logger.warn("A request in flight for key " + RateLimitKeys.fingerprint(slot.key()) + " lost its slot: its lease ("
-					+ slot.lease() + ") ended before it could be renewed, so another request may have taken its place"
-					+ ((others > 0) ? " (and " + others + " more in the last minute)" : "")
+					+ slot.lease() + ") ended before Redis answered a renewal; the renewal took the slot back, past the "
+					+ "limit if another request had its place meanwhile, and no new request starts until the key is under "
+					+ "its limit again" + ((others > 0) ? " (and " + others + " more in the last minute)" : "")
 					+ "; a longer concurrency-lease tolerates longer pauses");
 		}
 	}

@@ -78,8 +78,10 @@ public final class SlotLeases implements AutoCloseable {
 	}
 
 	/**
-	 * Renews the slots held for half their lease or more; one whose lease had ended is dropped (its request goes on,
-	 * and another may have taken its place), one Redis could not renew is tried again at the next tick.
+	 * Renews the slots held for half their lease or more; one whose lease had ended (Redis paused past it, say) is
+	 * taken back by its renewal, past the limit if another request took its place meanwhile, and logged: its request
+	 * still runs, so no new request may start until the key is under its limit again. One Redis could not renew is
+	 * tried again at the next tick.
 	 * @return completes when every renewal is answered; never exceptionally
 	 */
 	CompletableFuture<Void> renewDue() {
@@ -103,8 +105,12 @@ public final class SlotLeases implements AutoCloseable {
 				else if (Boolean.TRUE.equals(stillHeld)) {
 					this.held.replace(slot, since, now);
 				}
-				else if (this.held.remove(slot) != null && !slot.released()) {
+				else if (!slot.released() && this.held.replace(slot, since, now)) {
+					// its lease had ended: the renewal took it back
 					this.logs.slotLost(slot);
+				}
+				else {
+					this.held.remove(slot);
 				}
 				return null;
 			}));

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The leases of requests in flight on a real Redis, on a clock the test moves: a slot held longer than its lease is
  * kept by its renewals; an instance that stops renewing (it crashed) gives its slots back when their leases end;
- * a slot given back is no longer renewed.
+ * a slot given back is no longer renewed; a slot whose lease ended while Redis was paused is taken back by its
+ * renewal, so that no more requests run than the limit.
  */
 class SlotLeasesTests {
 
@@ -89,20 +92,67 @@ class SlotLeasesTests {
 	}
 
 	@Test
-	void aSlotWhoseLeaseEndedBeforeItsRenewalIsDropped() {
-		Duration lease = Duration.ofSeconds(10);
+	void slotsWhoseLeasesEndedWhileRedisDidNotAnswerAreTakenBackAndKeptRenewed() {
+		Duration lease = Duration.ofSeconds(2);
 		SlotLeases leases = new SlotLeases(new EnforcerLogs(FailureMode.FAIL_OPEN), this.nanos::get);
 		try {
-			RateLimitSlot paused = this.limiter.tryAcquireSlot("paused", 1, lease);
-			leases.hold(paused);
-			// the instance paused past the lease (a long GC, say): another request took the place
-			advance(Duration.ofSeconds(11));
-			assertThat(this.limiter.tryAcquireSlot("paused", 1, lease).acquired()).isTrue();
+			RateLimitSlot first = this.limiter.tryAcquireSlot("paused", 2, lease);
+			RateLimitSlot second = this.limiter.tryAcquireSlot("paused", 2, lease);
+			leases.hold(first);
+			leases.hold(second);
+			// Redis answered nothing for 4 s, past the leases, while both requests ran
+			advance(Duration.ofSeconds(4));
 			leases.renewDue().join();
-			assertThat(leases.size()).isZero();
+			// both taken back: held, renewed, and no third request starts
+			assertThat(leases.size()).isEqualTo(2);
+			assertThat(this.limiter.tryAcquireSlot("paused", 2, lease).acquired()).isFalse();
+			advance(Duration.ofSeconds(1));
+			leases.renewDue().join();
+			advance(Duration.ofSeconds(1));
+			leases.renewDue().join();
+			advance(Duration.ofSeconds(1));
+			assertThat(this.limiter.tryAcquireSlot("paused", 2, lease).acquired()).isFalse();
+			leases.release(first).join();
+			assertThat(leases.size()).isEqualTo(1);
+			assertThat(this.limiter.tryAcquireSlot("paused", 2, lease).acquired()).isTrue();
 		}
 		finally {
 			leases.close();
+		}
+	}
+
+	@Test
+	void aRedisPauseLongerThanTheLeaseLetsNoMoreRequestsRunThanTheLimit() {
+		// on the Redis server's clock, which a pause moves on while no command runs
+		RedisRateLimiter serverClock = RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, runner)
+			.keyPrefix("leases-" + UUID.randomUUID().toString().substring(0, 8))
+			.build();
+		Duration lease = Duration.ofSeconds(1);
+		SlotLeases leases = new SlotLeases(new EnforcerLogs(FailureMode.FAIL_CLOSED), this.nanos::get);
+		RedisClient admin = RedisClient.create(RedisTestServer.shared().url());
+		try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+			RateLimitSlot first = serverClock.tryAcquireSlot("paused", 2, lease);
+			RateLimitSlot second = serverClock.tryAcquireSlot("paused", 2, lease);
+			assertThat(first.acquired()).isTrue();
+			assertThat(second.acquired()).isTrue();
+			leases.hold(first);
+			leases.hold(second);
+			// Redis answers nothing for 2 s, twice the lease, while both requests run; their renewals wait for it
+			connection.sync().clientPause(2000);
+			advance(Duration.ofMillis(600));
+			leases.renewDue().join();
+			// answered once the pause ended, past both leases: both slots taken back
+			assertThat(leases.size()).isEqualTo(2);
+			assertThat(serverClock.tryAcquireSlot("paused", 2, lease).acquired()).isFalse();
+			leases.release(first).join();
+			RateLimitSlot third = serverClock.tryAcquireSlot("paused", 2, lease);
+			assertThat(third.acquired()).isTrue();
+			third.close();
+			leases.release(second).join();
+		}
+		finally {
+			leases.close();
+			admin.shutdown();
 		}
 	}
 
