@@ -13,9 +13,6 @@ import java.util.function.Supplier;
  */
 public interface RateLimiter {
 
-	/** The largest cost (permits) a call may take: the scripts represent every integer up to it exactly. */
-	public static final long MAX_COST = (1L << 53) - 1;
-
 	/**
 	 * The largest permit count or cost any entry point takes, 2^53 - 1: the Redis scripts count in Lua numbers
 	 * (doubles), which hold every integer up to it exactly. Larger values are refused with an
