@@ -2,6 +2,7 @@ package dev.ratelimit.client;
 
 import dev.ratelimit.client.internal.PartnerBudget;
 import dev.ratelimit.client.internal.PartnerBudgets;
+import dev.ratelimit.client.internal.PartnerUrl;
 import reactor.core.publisher.Mono;
 
 import org.springframework.web.reactive.function.client.ClientRequest;
@@ -33,11 +34,12 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 
 	@Override
 	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
-		PartnerBudget budget = this.budgets.find(request.url());
+		PartnerUrl url = PartnerUrl.of(request.url());
+		PartnerBudget budget = this.budgets.find(url);
 		if (budget == null) {
 			return next.exchange(request);
 		}
-		return budget.takeAsync(request.method().name(), request.url())
+		return budget.takeAsync(request.method().name(), url)
 			.then(Mono.defer(() -> next.exchange(request)))
 			.flatMap((response) -> budget.learnAsync(response.statusCode().value(), response.headers().asHttpHeaders())
 				.thenReturn(response)

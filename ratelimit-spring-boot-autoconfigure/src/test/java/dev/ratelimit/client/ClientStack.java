@@ -1,5 +1,7 @@
 package dev.ratelimit.client;
 
+import java.net.URI;
+
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestClient;
@@ -55,11 +57,46 @@ enum ClientStack {
 		}
 	}
 
+	/**
+	 * Makes a {@code GET} call to a URL, handed to the client as it is (no template, no encoding), with a client of
+	 * this stack from an application.
+	 * @param context the application
+	 * @param url the URL
+	 * @return the partner's status
+	 * @throws dev.ratelimit.RateLimitExceededException when the call gets no permit
+	 */
+	int call(ConfigurableApplicationContext context, URI url) {
+		try {
+			return switch (this) {
+				case REST_CLIENT -> context.getBean(RestClient.Builder.class).build().get().uri(url).retrieve()
+					.toBodilessEntity().getStatusCode().value();
+				case WEB_CLIENT -> context.getBean(WebClient.Builder.class).build().get().uri(url).retrieve()
+					.toBodilessEntity().block().getStatusCode().value();
+				case HTTP_INTERFACE -> HttpServiceProxyFactory
+					.builderFor(RestClientAdapter.create(context.getBean(RestClient.Builder.class).build()))
+					.build()
+					.createClient(Partner.class)
+					.exchange(url)
+					.getStatusCode()
+					.value();
+			};
+		}
+		catch (RestClientResponseException ex) {
+			return ex.getStatusCode().value();
+		}
+		catch (WebClientResponseException ex) {
+			return ex.getStatusCode().value();
+		}
+	}
+
 	/** The partner, as an HTTP interface. */
 	public interface Partner {
 
 		@GetExchange
 		ResponseEntity<Void> exchange();
+
+		@GetExchange
+		ResponseEntity<Void> exchange(URI url);
 
 	}
 

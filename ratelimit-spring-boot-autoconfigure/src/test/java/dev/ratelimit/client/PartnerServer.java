@@ -3,6 +3,7 @@ package dev.ratelimit.client;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,7 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * A partner on 127.0.0.1 (the JDK's HTTP server, on a port of its choosing) that counts the calls it receives, by
- * the first segment of their path, and the time each arrived; it answers {@code 200}, or {@code 429} with
+ * the first segment of their path (its dot segments resolved, {@code //} read as {@code /}), and the time each arrived; it answers {@code 200}, or {@code 429} with
  * {@code Retry-After} to the calls a test arms it to refuse.
  */
 final class PartnerServer implements AutoCloseable {
@@ -56,7 +57,9 @@ final class PartnerServer implements AutoCloseable {
 
 	private void handle(HttpExchange exchange) throws IOException {
 		long now = System.nanoTime();
-		String path = exchange.getRequestURI().getPath();
+		// as the partner reads it: dot segments resolved, "//" as "/"
+		String sent = exchange.getRequestURI().toString().replaceAll("[?#].*", "").replaceAll("/{2,}", "/");
+		String path = URI.create(sent).normalize().getPath();
 		String prefix = path.substring(1).split("/")[0];
 		this.arrivals.computeIfAbsent(prefix, (key) -> new CopyOnWriteArrayList<>()).add(now);
 		Integer retryAfter = this.refuseNext.remove(prefix);

@@ -60,6 +60,8 @@ class RateLimitClientsTests {
 		properties.put("spring.data.redis.url", RedisTestServer.shared().url());
 		properties.put("ratelimit.key-prefix", "clients-" + UUID.randomUUID().toString().substring(0, 8));
 		properties.put("ratelimit.timeout", "5s");
+		// Apache HttpClient is on the test class path (PartnerUrlFormsTests): it would retry the partner's 429 itself
+		properties.put("spring.http.clients.imperative.factory", "reactor");
 		for (ClientStack stack : ClientStack.values()) {
 			// ten per minute in any minute, whoever calls
 			client(properties, stack.prefix("shared"), "10", "1m", "0s", "sliding-window-log");

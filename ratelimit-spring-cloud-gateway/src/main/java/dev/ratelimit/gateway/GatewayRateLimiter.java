@@ -33,7 +33,8 @@ import org.springframework.web.server.ResponseStatusException;
  * through the filter's {@code ratelimit.*} args the way Spring Cloud Gateway's {@code RedisRateLimiter} reads
  * {@code redis-rate-limiter.*}. Each route's args become a rule, taken by the {@link dev.ratelimit.web.RateLimitFlow} that
  * takes every web stack's requests, without blocking: a request charges {@code <route>:resolver:<key>},
- * the key being what the route's {@code KeyResolver} found; its response carries the {@code RateLimit-Policy}
+ * the key being what the route's {@code KeyResolver} found (an id that a rule's name cannot hold is replaced and
+ * fingerprinted, so that every route keeps a budget of its own unless routes say they share one); its response carries the {@code RateLimit-Policy}
  * and {@code RateLimit} headers and, when refused, {@code Retry-After}. When no decision can be reached the
  * failure mode applies: {@code fail-open} lets the request through, {@code fail-closed} refuses it (with the
  * filter's status and {@code Retry-After: 1}), {@code local} decides in this instance's memory.
@@ -94,6 +95,15 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 		String routeId = event.getRouteId();
 		Config config = this.args.bind(routeId, filterArgs);
 		RateLimitRule rule = this.args.rule(routeId, config);
+		RouteArgs.Named named = new RouteArgs.Named(routeId, rule.name(), config.getBudget());
+		this.rules.forEach((other, known) -> {
+			Config otherConfig = this.configs.get(other);
+			String reason = RouteArgs.sharedWithoutSaying(named,
+					new RouteArgs.Named(other, known.name(), (otherConfig != null) ? otherConfig.getBudget() : null));
+			if (reason != null) {
+				throw new InvalidRateLimitRuleException(routeId, "id", routeId, reason);
+			}
+		});
 		if (config.getBudget() != null) {
 			// routes that share a budget charge one state per key: under the same limits
 			this.rules.forEach((other, known) -> {

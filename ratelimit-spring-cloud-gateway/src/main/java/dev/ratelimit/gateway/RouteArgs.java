@@ -10,6 +10,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
 import dev.ratelimit.web.LimitDefinition;
@@ -42,6 +43,9 @@ final class RouteArgs {
 	static final String PREFIX = GatewayRateLimiter.CONFIGURATION_PROPERTY_NAME + ".";
 
 	private static final String FILTER_NAME = "RequestRateLimiter";
+
+	/** The longest name of a rule. */
+	private static final int MAX_NAME_LENGTH = 100;
 
 	private static final String ARGS = "use ratelimit.limit, ratelimit.window, ratelimit.algorithm, ratelimit.burst, "
 			+ "ratelimit.cost, ratelimit.plan and ratelimit.plans.<plan>.*, ratelimit.budget, ratelimit.concurrency, "
@@ -174,11 +178,25 @@ final class RouteArgs {
 	void check(GatewayProperties gateway) {
 		String prefix = GatewayProperties.PREFIX;
 		Map<String, RateLimitRule> budgets = new LinkedHashMap<>();
+		List<Named> named = new ArrayList<>();
 		for (int i = 0; i < gateway.getRoutes().size(); i++) {
 			RouteDefinition route = gateway.getRoutes().get(i);
 			String routeId = (route.getId() != null) ? route.getId() : "routes[" + i + "]";
 			for (int j = 0; j < route.getFilters().size(); j++) {
-				check(prefix + ".routes[" + i + "].filters[" + j + "].args.", routeId, route.getFilters().get(j), budgets);
+				RateLimitRule rule = check(prefix + ".routes[" + i + "].filters[" + j + "].args.", routeId,
+						route.getFilters().get(j), budgets);
+				if (rule != null) {
+					Named charging = new Named(routeId, rule.name(),
+							route.getFilters().get(j).getArgs().get(PREFIX + "budget"));
+					for (Named other : named) {
+						String reason = sharedWithoutSaying(charging, other);
+						if (reason != null) {
+							throw new InvalidConfigurationPropertyValueException(prefix + ".routes[" + i + "].id", routeId,
+									reason);
+						}
+					}
+					named.add(charging);
+				}
 			}
 		}
 		for (int j = 0; j < gateway.getDefaultFilters().size(); j++) {
@@ -187,11 +205,13 @@ final class RouteArgs {
 		}
 	}
 
-	private void check(String argsProperty, String routeId, FilterDefinition filter, Map<String, RateLimitRule> budgets) {
+	/** Checks one filter; returns its rule when it is ratelimit's and was read, else {@code null}. */
+	private @Nullable RateLimitRule check(String argsProperty, String routeId, FilterDefinition filter,
+			Map<String, RateLimitRule> budgets) {
 		Map<String, String> args = filter.getArgs();
 		if (!FILTER_NAME.equals(filter.getName()) || namesItsOwnLimiter(args)
 				|| args.values().stream().anyMatch((value) -> value != null && value.strip().startsWith("#{"))) {
-			return;
+			return null;
 		}
 		try {
 			if (!concernsUs(args)) {
@@ -206,6 +226,7 @@ final class RouteArgs {
 							+ " shares this budget under other limits; give every route of a budget the same limits");
 				}
 			}
+			return rule;
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidConfigurationPropertyValueException(argsProperty + ex.getAttribute(), ex.getValue(),
@@ -230,12 +251,48 @@ final class RouteArgs {
 	}
 
 	/**
-	 * Returns the policy name of a route in the rate-limit headers: its id, any character that a rule's name
-	 * cannot hold replaced with {@code _}.
+	 * Returns the policy name of a route in the rate-limit headers, and of its budget in Redis: its id when a rule's
+	 * name can hold it (letters, digits, {@code .}, {@code _} and {@code -}, at most 100), so that such a route's
+	 * budget keeps its key; else the id with every other character replaced with {@code _}, cut to fit, and a
+	 * fingerprint of the whole id, so that ids that read alike once replaced ({@code orders/v1}, {@code orders:v1})
+	 * keep budgets of their own.
 	 */
 	static String policyName(String routeId) {
 		String name = routeId.replaceAll("[^A-Za-z0-9._-]", "_");
-		return name.isEmpty() ? "_" : (name.length() > 100) ? name.substring(0, 100) : name;
+		if (name.equals(routeId) && !name.isEmpty() && name.length() <= MAX_NAME_LENGTH) {
+			return name;
+		}
+		String fingerprint = RateLimitKeys.fingerprint(routeId).substring(1);
+		int room = MAX_NAME_LENGTH - fingerprint.length() - 1;
+		return ((name.length() > room) ? name.substring(0, room) : name) + "-" + fingerprint;
+	}
+
+	/**
+	 * Returns why a route must not charge the budget that another route's rule names: two routes of one name (an id
+	 * that is another's fingerprinted name, or another's {@code ratelimit.budget}) would charge one budget, which only
+	 * routes that both give {@code ratelimit.budget} share.
+	 * @param route the route, its budget's name and its {@code ratelimit.budget} arg
+	 * @param other another route, the same
+	 * @return the reason, naming both routes and the fix; {@code null} when they do not share a budget unsaid
+	 */
+	static @Nullable String sharedWithoutSaying(Named route, Named other) {
+		if (route.id().equals(other.id()) || !route.name().equals(other.name())
+				|| (route.budget() != null && other.budget() != null)) {
+			return null;
+		}
+		return "routes '" + other.id() + "' and '" + route.id() + "' would charge one budget, '" + route.name()
+				+ "': give one of them another id, or both ratelimit.budget=" + route.name() + " to share it";
+	}
+
+	/**
+	 * A route's id, the name of the budget it charges, and its {@code ratelimit.budget} arg.
+	 *
+	 * @param id the route's id
+	 * @param name the name of its budget
+	 * @param budget its {@code ratelimit.budget} arg, {@code null} when it has none
+	 */
+	record Named(String id, String name, @Nullable String budget) {
+
 	}
 
 	private static InvalidRateLimitRuleException invalid(String routeId, BindException ex) {

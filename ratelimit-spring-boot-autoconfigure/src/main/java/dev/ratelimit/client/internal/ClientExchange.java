@@ -1,6 +1,5 @@
 package dev.ratelimit.client.internal;
 
-import java.net.URI;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -24,11 +23,11 @@ final class ClientExchange extends DetachedExchange {
 
 	private final String method;
 
-	private final URI url;
+	private final PartnerUrl url;
 
 	private final boolean mayBlock;
 
-	ClientExchange(String partner, String method, URI url, boolean mayBlock) {
+	ClientExchange(String partner, String method, PartnerUrl url, boolean mayBlock) {
 		this.partner = partner;
 		this.method = method;
 		this.url = url;
@@ -42,13 +41,12 @@ final class ClientExchange extends DetachedExchange {
 
 	@Override
 	public PathContainer path() {
-		String path = this.url.getRawPath();
-		return PathContainer.parsePath((path == null || path.isEmpty()) ? "/" : path);
+		return PathContainer.parsePath(this.url.path());
 	}
 
 	@Override
 	public String target() {
-		return this.url.getScheme() + "://" + this.url.getRawAuthority() + this.url.getRawPath();
+		return this.url.toString();
 	}
 
 	@Override

@@ -1,6 +1,5 @@
 package dev.ratelimit.client.internal;
 
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -92,10 +91,10 @@ public final class PartnerBudget {
 
 	/**
 	 * Returns whether the budget covers a call.
-	 * @param url the call's URL
+	 * @param url the call's URL, normalised
 	 * @return {@code true} when one of its URL patterns matches
 	 */
-	public boolean covers(URI url) {
+	public boolean covers(PartnerUrl url) {
 		for (UrlPattern pattern : this.urls) {
 			if (pattern.matches(url)) {
 				return true;
@@ -108,11 +107,11 @@ public final class PartnerBudget {
 	 * Takes a permit for a call, waiting for one up to {@code max-wait} (the thread sleeps for the wait Redis tells,
 	 * no polling).
 	 * @param method the call's method
-	 * @param url the call's URL
+	 * @param url the call's URL, normalised
 	 * @throws RateLimitExceededException when no permit comes within {@code max-wait}
 	 * @throws RateLimiterUnavailableException when no decision can be reached under {@code fail-closed}
 	 */
-	public void take(String method, URI url) {
+	public void take(String method, PartnerUrl url) {
 		long deadline = System.nanoTime() + this.maxWaitNanos;
 		boolean waited = false;
 		while (true) {
@@ -140,14 +139,14 @@ public final class PartnerBudget {
 	 * Takes a permit for a call as {@link #take} does, without holding a thread while Redis answers or while it
 	 * waits.
 	 * @param method the call's method
-	 * @param url the call's URL
+	 * @param url the call's URL, normalised
 	 * @return completes when the permit is taken; fails as {@link #take} throws
 	 */
-	public Mono<Void> takeAsync(String method, URI url) {
+	public Mono<Void> takeAsync(String method, PartnerUrl url) {
 		return Mono.defer(() -> attempt(method, url, System.nanoTime() + this.maxWaitNanos, false));
 	}
 
-	private Mono<Void> attempt(String method, URI url, long deadline, boolean waited) {
+	private Mono<Void> attempt(String method, PartnerUrl url, long deadline, boolean waited) {
 		ClientExchange exchange = new ClientExchange(this.name, method, url, false);
 		// the decision may complete on Redis's I/O thread, which every other decision waits on: go on elsewhere
 		return Mono.fromFuture(() -> this.flow.apply(exchange, this.rules), true)

@@ -1,6 +1,5 @@
 package dev.ratelimit.client.internal;
 
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,10 +31,10 @@ public final class PartnerBudgets {
 
 	/**
 	 * Returns the budget of a call.
-	 * @param url the call's URL
+	 * @param url the call's URL, normalised once ({@link PartnerUrl#of})
 	 * @return the first budget that covers it, or {@code null}
 	 */
-	public @Nullable PartnerBudget find(URI url) {
+	public @Nullable PartnerBudget find(PartnerUrl url) {
 		for (PartnerBudget budget : this.budgets) {
 			if (budget.covers(url)) {
 				return budget;

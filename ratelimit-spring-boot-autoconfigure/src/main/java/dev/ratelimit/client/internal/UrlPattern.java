@@ -1,6 +1,5 @@
 package dev.ratelimit.client.internal;
 
-import java.net.URI;
 import java.util.Locale;
 
 import org.springframework.http.server.PathContainer;
@@ -10,7 +9,8 @@ import org.springframework.web.util.pattern.PathPatternParser;
 /**
  * The calls a partner's limit covers: a scheme, a host (or {@code *.} and a domain, for its subdomains), a port (the
  * scheme's when not given, {@code *} for any) and a Spring path pattern, as in
- * {@code https://api.partner.example/v2/**}. The query is never matched.
+ * {@code https://api.partner.example/v2/**}. The query is never matched. Host and path are normalised as a call's
+ * are ({@link PartnerUrl}), so that every spelling of a URL matches alike.
  */
 final class UrlPattern {
 
@@ -65,7 +65,7 @@ final class UrlPattern {
 		String path = (slash < 0) ? "/**" : rest.substring(slash);
 		int colon = authority.lastIndexOf(':');
 		String host = authority;
-		int port = defaultPort(scheme);
+		int port = PartnerUrl.defaultPort(scheme);
 		if (colon > authority.lastIndexOf(']')) {
 			host = authority.substring(0, colon);
 			String portText = authority.substring(colon + 1);
@@ -78,15 +78,26 @@ final class UrlPattern {
 		}
 		boolean subdomains = host.startsWith("*.");
 		if (subdomains) {
-			host = host.substring(1);
+			host = host.substring(2);
 		}
 		if (host.isEmpty() || host.equals(".") || host.contains("*")) {
 			throw new IllegalArgumentException("give a host, or *. and a domain for its subdomains, but was '"
 					+ authority + "'");
 		}
+		try {
+			// compared as the calls' hosts are: ASCII, lower case, no trailing dot, one spelling of an IP
+			host = PartnerUrl.host(host);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("the host '" + host + "' is no host name, IPv4 address or IPv6 "
+					+ "literal in brackets (" + ex.getMessage() + ")");
+		}
+		if (subdomains) {
+			host = "." + host;
+		}
 		PathPattern pattern;
 		try {
-			pattern = PathPatternParser.defaultInstance.parse(path);
+			pattern = PathPatternParser.defaultInstance.parse(PartnerUrl.path(path));
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalArgumentException("the path '" + path + "' is no Spring path pattern: " + ex.getMessage());
@@ -96,29 +107,20 @@ final class UrlPattern {
 
 	/**
 	 * Returns whether the pattern covers a call's URL.
-	 * @param url the call's URL
+	 * @param url the call's URL, normalised as the pattern is
 	 * @return {@code true} when scheme, host, port and path match
 	 */
-	boolean matches(URI url) {
-		String scheme = url.getScheme();
-		String host = url.getHost();
-		if (scheme == null || host == null || !this.scheme.equalsIgnoreCase(scheme)) {
+	boolean matches(PartnerUrl url) {
+		if (!this.scheme.equals(url.scheme())) {
 			return false;
 		}
-		int port = (url.getPort() != -1) ? url.getPort() : defaultPort(this.scheme);
-		if (this.port != ANY_PORT && port != this.port) {
+		if (this.port != ANY_PORT && url.port() != this.port) {
 			return false;
 		}
-		String lower = host.toLowerCase(Locale.ROOT);
-		if (this.subdomains ? !lower.endsWith(this.host) : !lower.equals(this.host)) {
+		if (this.subdomains ? !url.host().endsWith(this.host) : !url.host().equals(this.host)) {
 			return false;
 		}
-		String path = url.getRawPath();
-		return this.path.matches(PathContainer.parsePath((path == null || path.isEmpty()) ? "/" : path));
-	}
-
-	private static int defaultPort(String scheme) {
-		return scheme.equals("https") ? 443 : 80;
+		return this.path.matches(PathContainer.parsePath(url.path()));
 	}
 
 	@Override
