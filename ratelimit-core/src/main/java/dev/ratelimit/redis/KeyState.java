@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimiterUnavailableException;
 
 import org.springframework.util.Assert;
 
@@ -45,7 +44,7 @@ final class KeyState {
 			return RedisScripts.decisions(this.script.run(key, limits, prepared, -1, false), limits);
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
+			throw RedisGuard.unavailable("Redis could not read the state: " + ex, ex);
 		}
 	}
 
@@ -62,7 +61,7 @@ final class KeyState {
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not read the state: " + cause, cause);
+				throw RedisGuard.unavailable("Redis could not read the state: " + cause, cause);
 			}
 			return RedisScripts.decisions(answer, limits);
 		}));
@@ -87,7 +86,7 @@ final class KeyState {
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not take the permits back: " + cause, cause);
+				throw RedisGuard.unavailable("Redis could not take the permits back: " + cause, cause);
 			}
 			// a refusal remembered until now would refuse what the budget allows again
 			forgetDenials(key);
@@ -118,7 +117,7 @@ final class KeyState {
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not take the permits: " + cause, cause);
+				throw RedisGuard.unavailable("Redis could not take the permits: " + cause, cause);
 			}
 			return null;
 		}));
@@ -133,7 +132,7 @@ final class KeyState {
 					this.script.runner.run(RedisScripts.RESET, this.script.keys.forLimits(key, limits), List.of()), 0);
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
+			throw RedisGuard.unavailable("Redis could not reset the key: " + ex, ex);
 		}
 	}
 
@@ -153,7 +152,7 @@ final class KeyState {
 			return Duration.ofNanos(RedisScripts.number(reply, 0) * 1000);
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not " + ((length != null) ? "block" : "read the block of")
+			throw RedisGuard.unavailable("Redis could not " + ((length != null) ? "block" : "read the block of")
 					+ " the key: " + ex, ex);
 		}
 	}
@@ -167,7 +166,7 @@ final class KeyState {
 					this.script.runner.run(RedisScripts.RESET, List.of(this.script.keys.block(key)), List.of()), 0) > 0;
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not unblock the key: " + ex, ex);
+			throw RedisGuard.unavailable("Redis could not unblock the key: " + ex, ex);
 		}
 	}
 
