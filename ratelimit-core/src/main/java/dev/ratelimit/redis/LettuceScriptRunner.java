@@ -124,9 +124,10 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		}
 		catch (ExecutionException | TimeoutException ex) {
 			// decisions meet the failure mode until it connects; each call retries a failed connect
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
 			logger.info("Redis was not ready for rate-limit decisions within "
 					+ TimeUnit.NANOSECONDS.toMillis(this.startupNanos) + "ms of the start ("
-					+ ((ex instanceof TimeoutException) ? "still connecting" : Futures.unwrap(ex))
+					+ ((ex instanceof TimeoutException) ? "still connecting" : cause)
 					+ "); decisions meet the failure mode until it is");
 		}
 	}
