@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,7 +25,9 @@ final class BatchCall extends PendingCall {
 	/** The flight that carries it, once sent. */
 	volatile @Nullable BatchFlight flight;
 
-	BatchCall(int index, RedisScript<List> script, byte[][] keys, byte[][] args) {
+	BatchCall(int index, RedisScript<List> script, byte[][] keys, byte[][] args,
+			@Nullable Consumer<List<?>> lateReply) {
+		super(lateReply);
 		this.index = index;
 		this.script = script;
 		this.keys = keys;

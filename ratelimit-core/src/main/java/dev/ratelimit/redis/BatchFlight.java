@@ -126,7 +126,7 @@ final class BatchFlight {
 				call.answer.completeExceptionally(failure);
 			}
 			else if (reply.get(c) instanceof List<?> own) {
-				call.answer.complete(own);
+				call.settle(own, null);
 			}
 			else {
 				Object error = reply.get(c);

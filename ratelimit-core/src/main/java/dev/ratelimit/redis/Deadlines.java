@@ -7,8 +7,11 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.RateLimiterTimeoutException.Culprit;
 
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
@@ -18,7 +21,8 @@ import org.springframework.data.redis.RedisSystemException;
  * within it, counted from the call (connecting and waiting for a batch included). The timeout measures
  * Redis: time the {@link StallClock} says this JVM kept the connection's event loop from a CPU after
  * the call was made moves its deadline, up to ten timeouts (at least a second) in all, and the verdict
- * is reached after the replies that loop has yet to read.
+ * is reached after the replies that loop has yet to read. A timeout says whose lateness it was
+ * ({@link Culprit}): this JVM's when its stall used up that patience, else Redis's.
  */
 final class Deadlines {
 
@@ -30,6 +34,9 @@ final class Deadlines {
 	private final long timeoutNanos;
 
 	private final StallClock stallClock;
+
+	/** The calls timed out, by {@link Culprit#ordinal()}. */
+	private final LongAdder[] timeouts = { new LongAdder(), new LongAdder() };
 
 	Deadlines(Duration timeout, StallClock stallClock) {
 		this.timeout = timeout;
@@ -54,7 +61,7 @@ final class Deadlines {
 			catch (TimeoutException ex) {
 				if (!this.stallClock.answeredAfterPendingReads(call.answer, deadline, stalledAtSend,
 						deadline + patienceNanos())) {
-					if (call.answer.completeExceptionally(timedOut(ex))) {
+					if (call.answer.completeExceptionally(timedOut(ex, stalledAtSend))) {
 						call.abandon();
 					}
 				}
@@ -101,7 +108,7 @@ final class Deadlines {
 			if (until - System.nanoTime() > 0) {
 				expireLater(call, timer, deadline, stalledAtSend, until);
 			}
-			else if (call.answer.completeExceptionally(timedOut(null))) {
+			else if (call.answer.completeExceptionally(timedOut(null, stalledAtSend))) {
 				call.abandon();
 			}
 		}), Math.max(at - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
@@ -119,8 +126,26 @@ final class Deadlines {
 		return Math.max(10 * this.timeoutNanos, TimeUnit.SECONDS.toNanos(1));
 	}
 
-	private QueryTimeoutException timedOut(@Nullable Throwable cause) {
-		return new QueryTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms", cause);
+	/**
+	 * The timeout of a call, and whose lateness it was: this JVM's when the time it kept the connection's event
+	 * loop from a CPU since the call was made used up all the patience a call is given, else Redis's.
+	 */
+	private QueryTimeoutException timedOut(@Nullable Throwable cause, long stalledAtSend) {
+		long stalled = this.stallClock.stalled() - stalledAtSend;
+		Culprit culprit = (stalled >= patienceNanos()) ? Culprit.CLIENT : Culprit.REDIS;
+		this.timeouts[culprit.ordinal()].increment();
+		if (culprit == Culprit.CLIENT) {
+			return new ScriptTimeoutException("Redis's answer was not read within " + this.timeout.toMillis()
+					+ "ms: this JVM kept its I/O thread from a CPU for " + TimeUnit.NANOSECONDS.toMillis(stalled)
+					+ "ms meanwhile", cause, culprit);
+		}
+		return new ScriptTimeoutException("Redis did not answer within " + this.timeout.toMillis() + "ms", cause,
+				culprit);
+	}
+
+	/** How many calls timed out so far, by whose lateness. */
+	long timeouts(Culprit culprit) {
+		return this.timeouts[culprit.ordinal()].sum();
 	}
 
 	private static ScheduledThreadPoolExecutor timer() {

@@ -11,7 +11,6 @@ import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RateLimiterUnavailableException;
 
 import org.springframework.util.Assert;
 
@@ -53,7 +52,7 @@ final class KeyState {
 			return RedisScripts.decisions(this.script.run(key, limits, prepared, -1, false), limits);
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not read the state: " + ex, ex);
+			throw RedisGuard.unavailable("Redis could not read the state: " + ex, ex);
 		}
 	}
 
@@ -70,7 +69,7 @@ final class KeyState {
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not read the state: " + cause, cause);
+				throw RedisGuard.unavailable("Redis could not read the state: " + cause, cause);
 			}
 			return RedisScripts.decisions(answer, limits);
 		}));
@@ -95,7 +94,7 @@ final class KeyState {
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not take the permits back: " + cause, cause);
+				throw RedisGuard.unavailable("Redis could not take the permits back: " + cause, cause);
 			}
 			// a refusal remembered until now would refuse what the budget allows again
 			forgetDenials(key);
@@ -129,7 +128,7 @@ final class KeyState {
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not take the permits: " + cause, cause);
+				throw RedisGuard.unavailable("Redis could not take the permits: " + cause, cause);
 			}
 			return null;
 		}));
@@ -164,7 +163,7 @@ final class KeyState {
 					this.script.runner.run(RedisScripts.RESET, this.script.keys.forLimits(key, limits), List.of()), 0);
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not reset the key: " + ex, ex);
+			throw RedisGuard.unavailable("Redis could not reset the key: " + ex, ex);
 		}
 	}
 
@@ -184,7 +183,7 @@ final class KeyState {
 			return Duration.ofNanos(RedisScripts.number(reply, 0) * 1000);
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not " + ((length != null) ? "block" : "read the block of")
+			throw RedisGuard.unavailable("Redis could not " + ((length != null) ? "block" : "read the block of")
 					+ " the key: " + ex, ex);
 		}
 	}
@@ -198,7 +197,7 @@ final class KeyState {
 					this.script.runner.run(RedisScripts.RESET, List.of(this.script.keys.block(key)), List.of()), 0) > 0;
 		}
 		catch (RuntimeException ex) {
-			throw new RateLimiterUnavailableException("Redis could not unblock the key: " + ex, ex);
+			throw RedisGuard.unavailable("Redis could not unblock the key: " + ex, ex);
 		}
 	}
 

@@ -6,8 +6,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
+import io.lettuce.core.SocketOptions;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.RateLimiterTimeoutException;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -19,19 +25,23 @@ import org.springframework.util.Assert;
  * whatever the client's command timeout and whether Redis is down, refusing connections or silently
  * not answering. The timeout measures Redis: time this JVM's own threads kept the connection's I/O
  * thread from a CPU after a command was sent is added to its deadline (up to ten timeouts, at least a
- * second, in all), so that a starved application makes late decisions, not failures. The connection
- * is opened in the background when the application context starts it
- * (a {@link SmartLifecycle}), or else on the first call: no caller ever waits for a connect beyond the
- * timeout. Standalone, Sentinel and Cluster connections alike. {@link #runAsync} holds no thread while
+ * second, in all), so that a starved application makes late decisions, not failures; a call that times out
+ * all the same says whose lateness it was ({@link dev.ratelimit.RateLimiterTimeoutException}). A reply that
+ * comes after its call timed out goes to the caller's late-reply handler, which undoes what the script did.
+ * The connection is opened, and the scripts loaded, when the application context starts it (a
+ * {@link SmartLifecycle}, before the web server), or else on the first call: no caller ever waits for a
+ * connect beyond the timeout. Standalone, Sentinel and Cluster connections alike. {@link #runAsync} holds no thread while
  * Redis answers: its future completes on Lettuce's I/O thread, or on a timer thread when Redis is late.
  *
  * @since 0.1.0
  */
 public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecycle, AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(LettuceScriptRunner.class);
+
 	private final boolean cluster;
 
-	private final StallClock stallClock = new StallClock();
+	private final StallClock stallClock;
 
 	private final ScriptConnection connection;
 
@@ -41,6 +51,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 
 	/** How long a script may take; read by tests of the auto-configuration. */
 	private final Duration timeout;
+
+	/** How long {@link #start()} waits for the connection and the scripts. */
+	private final long startupNanos;
 
 	/** With batching, the lanes calls wait in while commands are in flight. */
 	private final BatchLane.@Nullable Lanes lanes;
@@ -74,31 +87,57 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	 * @param batching whether calls made while a command is in flight travel together
 	 */
 	public LettuceScriptRunner(LettuceConnectionFactory connectionFactory, Duration timeout, boolean batching) {
+		this(connectionFactory, timeout, batching, new StallClock());
+	}
+
+	/** A runner whose stall clock a test tells. */
+	LettuceScriptRunner(LettuceConnectionFactory connectionFactory, Duration timeout, boolean batching,
+			StallClock stallClock) {
 		Assert.isTrue(timeout != null && !timeout.isNegative() && !timeout.isZero(), () -> "timeout must be positive, but was " + timeout);
+		this.stallClock = stallClock;
 		this.cluster = connectionFactory.isClusterAware();
 		this.timeout = timeout;
 		this.connection = new ScriptConnection(connectionFactory, this.stallClock);
 		this.commands = new ScriptCommands(this.connection, this.stallClock);
 		this.deadlines = new Deadlines(timeout, this.stallClock);
+		this.startupNanos = connectTimeout(connectionFactory).plus(timeout).toNanos();
 		this.lanes = batching ? new BatchLane.Lanes(this.cluster, this::send) : null;
 	}
 
 	/**
-	 * Starts connecting in the background and waits for it no longer than the timeout, so that the first
-	 * decisions find the connection open, and a Redis that is down delays the start by no more than that.
+	 * Opens the connection (TLS handshake, authentication, Sentinel discovery) and loads the scripts into the
+	 * server while the application starts, so that no decision waits for them: waits up to the client's connect
+	 * timeout ({@code spring.data.redis.connect-timeout}, Lettuce's 10 s by default) plus this runner's timeout. A
+	 * Redis that is down or too slow delays the start by no more than that; decisions then meet the failure
+	 * mode until a call connects.
 	 */
 	@Override
 	public void start() {
 		this.running = true;
 		try {
-			this.connection.connect().get(this.deadlines.timeoutNanos(), TimeUnit.NANOSECONDS);
+			this.connection.connect()
+				.thenCompose(ScriptConnection.Connected::ready)
+				.get(this.startupNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
 		catch (ExecutionException | TimeoutException ex) {
 			// decisions meet the failure mode until it connects; each call retries a failed connect
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			logger.info("Redis was not ready for rate-limit decisions within "
+					+ TimeUnit.NANOSECONDS.toMillis(this.startupNanos) + "ms of the start ("
+					+ ((ex instanceof TimeoutException) ? "still connecting" : cause)
+					+ "); decisions meet the failure mode until it is");
 		}
+	}
+
+	/** The client's connect timeout, or Lettuce's default. */
+	private static Duration connectTimeout(LettuceConnectionFactory connectionFactory) {
+		return connectionFactory.getClientConfiguration()
+			.getClientOptions()
+			.map((options) -> options.getSocketOptions().getConnectTimeout())
+			.orElse(SocketOptions.DEFAULT_CONNECT_TIMEOUT_DURATION);
 	}
 
 	/**
@@ -107,6 +146,17 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	 */
 	public boolean isBatching() {
 		return this.lanes != null;
+	}
+
+	/**
+	 * Returns how many calls timed out so far, by whose lateness: Redis's, or this JVM's, whose threads kept the
+	 * connection's I/O thread from a CPU for longer than a call is given.
+	 * @param culprit whose lateness
+	 * @return the count since this runner was created
+	 * @since 0.1.0
+	 */
+	public long timeouts(RateLimiterTimeoutException.Culprit culprit) {
+		return this.deadlines.timeouts(culprit);
 	}
 
 	@Override
@@ -140,33 +190,54 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	/** Runs a script as {@link #runAsync} does, and waits for its answer: the same call, completed. */
 	@Override
 	public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
+		return run(script, keys, args, null);
+	}
+
+	/**
+	 * Runs a script as {@link #runAsync} does, and waits for its answer; a reply that comes after the call
+	 * timed out goes to {@code lateReply}.
+	 */
+	@Override
+	public List<?> run(RedisScript<List> script, List<String> keys, List<String> args,
+			@Nullable Consumer<List<?>> lateReply) {
 		long deadline = System.nanoTime() + this.deadlines.timeoutNanos();
 		long stalledAtSend = this.stallClock.stalled();
-		PendingCall call = submit(script, keys, args);
+		PendingCall call = submit(script, keys, args, lateReply);
 		return this.deadlines.await(call, deadline, stalledAtSend);
 	}
 
 	@Override
 	public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
+		return runAsync(script, keys, args, null);
+	}
+
+	/**
+	 * Runs a script without holding the caller's thread; a reply that comes after the call timed out goes to
+	 * {@code lateReply}, on Lettuce's I/O thread.
+	 */
+	@Override
+	public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args,
+			@Nullable Consumer<List<?>> lateReply) {
 		long deadline = System.nanoTime() + this.deadlines.timeoutNanos();
 		long stalledAtSend = this.stallClock.stalled();
-		PendingCall call = submit(script, keys, args);
+		PendingCall call = submit(script, keys, args, lateReply);
 		this.deadlines.expire(call, deadline, stalledAtSend);
 		return call.answer;
 	}
 
 	/** Sends a call as a command of its own, or through its lane when batching takes its script. */
-	private PendingCall submit(RedisScript<List> script, List<String> keys, List<String> args) {
+	private PendingCall submit(RedisScript<List> script, List<String> keys, List<String> args,
+			@Nullable Consumer<List<?>> lateReply) {
 		byte[][] keyBytes = ScriptCommands.bytes(keys);
 		byte[][] argBytes = ScriptCommands.bytes(args);
 		BatchLane.Lanes batches = this.lanes;
 		int index = (batches != null) ? RedisScripts.batchIndex(script) : 0;
 		if (batches != null && index > 0) {
-			BatchCall call = new BatchCall(index, script, keyBytes, argBytes);
+			BatchCall call = new BatchCall(index, script, keyBytes, argBytes, lateReply);
 			batches.of(call).offer(call);
 			return call;
 		}
-		PendingCall.Solo call = new PendingCall.Solo();
+		PendingCall.Solo call = new PendingCall.Solo(lateReply);
 		this.commands.send(script, keyBytes, argBytes, call, call::settle);
 		return call;
 	}

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -67,10 +68,25 @@ final class LimiterScript {
 		return this.runner.run(script(), keys(key, limits), args(prepared, permits, blocks));
 	}
 
+	/**
+	 * Runs a decision and waits for its reply; the reply of a call that timed out goes to {@code lateReply}
+	 * ({@link RedisScriptRunner#run(RedisScript, List, List, Consumer)}).
+	 */
+	List<?> run(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared, long permits, boolean blocks,
+			Consumer<List<?>> lateReply) {
+		return this.runner.run(script(), keys(key, limits), args(prepared, permits, blocks), lateReply);
+	}
+
 	/** Runs a decision, or a read of the state, without holding the caller's thread. */
 	CompletableFuture<List<?>> runAsync(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared,
 			long permits, boolean blocks) {
 		return this.runner.runAsync(script(), keys(key, limits), args(prepared, permits, blocks));
+	}
+
+	/** Runs a decision without holding the caller's thread; the reply of a call that timed out goes to {@code lateReply}. */
+	CompletableFuture<List<?>> runAsync(String key, List<RateLimit> limits, PreparedLimits.Prepared prepared,
+			long permits, boolean blocks, Consumer<List<?>> lateReply) {
+		return this.runner.runAsync(script(), keys(key, limits), args(prepared, permits, blocks), lateReply);
 	}
 
 	private RedisScript<List> script() {

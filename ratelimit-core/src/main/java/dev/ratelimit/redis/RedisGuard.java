@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterTimeoutException;
 import dev.ratelimit.RateLimiterUnavailableException;
 
 /**
@@ -143,8 +144,23 @@ final class RedisGuard {
 	 * called.
 	 */
 	static RateLimiterUnavailableException unavailable(@Nullable RuntimeException cause) {
-		return new RateLimiterUnavailableException((cause != null) ? "Redis could not decide: " + cause
-				: "Redis is not called while its circuit breaker is open", cause);
+		if (cause == null) {
+			return new RateLimiterUnavailableException("Redis is not called while its circuit breaker is open", null);
+		}
+		return unavailable("Redis could not decide: " + cause, cause);
+	}
+
+	/**
+	 * The failure of a call Redis did not answer: a {@link RateLimiterTimeoutException} naming whose lateness it
+	 * was when it timed out.
+	 * @param message what could not be done, and why
+	 * @param cause the failure of the script call
+	 */
+	static RateLimiterUnavailableException unavailable(String message, Throwable cause) {
+		if (cause instanceof ScriptTimeoutException timeout) {
+			return new RateLimiterTimeoutException(message, cause, timeout.culprit);
+		}
+		return new RateLimiterUnavailableException(message, cause);
 	}
 
 	/**
@@ -172,6 +188,14 @@ final class RedisGuard {
 
 		/** Runs the script without holding the caller's thread. */
 		abstract CompletableFuture<List<?>> runAsync();
+
+		/**
+		 * Undoes what Redis did for a call whose caller had been told of a timeout when its reply came (Redis was
+		 * paused, or busy, past the timeout): what it took is given back, so that a call its caller gave up on
+		 * charges nothing. Runs on Lettuce's I/O thread: it sends, and never waits.
+		 * @param reply the script's reply
+		 */
+		abstract void undo(List<?> reply);
 
 		/** Reads the script's reply; a reply it cannot read throws. */
 		abstract T decisions(List<?> reply);

@@ -168,7 +168,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	private CompletableFuture<List<RateLimitDecision>> decide(String key, List<RateLimit> limits, long permits,
 			boolean async, boolean peek) {
 		Assert.notNull(key, "key must not be null");
-		return this.guard.decide(new SingleCall(this.script, key, limits, this.prepared.of(limits, permits), permits, peek),
+		return this.guard.decide(
+				new SingleCall(this.script, this.state, key, limits, this.prepared.of(limits, permits), permits, peek),
 				async);
 	}
 
@@ -275,7 +276,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
-				throw new RateLimiterUnavailableException("Redis could not " + operation + " the slot: " + cause, cause);
+				throw RedisGuard.unavailable("Redis could not " + operation + " the slot: " + cause, cause);
 			}
 			return RedisScripts.number(answer, 0) == 1;
 		}));

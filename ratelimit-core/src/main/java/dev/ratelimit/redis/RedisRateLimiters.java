@@ -137,13 +137,34 @@ public final class RedisRateLimiters {
 		@Override
 		List<?> run() {
 			List<String> keys = new ArrayList<>();
-			return runner().run(RedisScripts.TOGETHER, keys, args(keys));
+			return runner().run(RedisScripts.TOGETHER, keys, args(keys), this::undo);
 		}
 
 		@Override
 		CompletableFuture<List<?>> runAsync() {
 			List<String> keys = new ArrayList<>();
-			return runner().runAsync(RedisScripts.TOGETHER, keys, args(keys));
+			return runner().runAsync(RedisScripts.TOGETHER, keys, args(keys), this::undo);
+		}
+
+		/**
+		 * Calls granted together for a caller that gave up are each given back: permits refunded, slots released.
+		 * A refusal took nothing (all or nothing).
+		 */
+		@Override
+		void undo(List<?> reply) {
+			List<List<RateLimitDecision>> decisions = decisions(reply);
+			if (decisions.size() != this.calls.size() || !SingleCall.allowed(decisions.get(decisions.size() - 1))) {
+				return;
+			}
+			for (Call call : this.calls) {
+				String slotId = call.slotId();
+				if (slotId != null) {
+					call.limiter().forgetSlot(call.key(), slotId);
+				}
+				else {
+					call.limiter().refundAsync(call.key(), call.limits(), call.permits());
+				}
+			}
 		}
 
 		private RedisScriptRunner runner() {

@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -42,6 +43,39 @@ public interface RedisScriptRunner {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/**
+	 * Runs a script as {@link #run(RedisScript, List, List)} does; when the caller has been told of a timeout and
+	 * Redis runs the script all the same (it was paused, or busy), the reply goes to {@code lateReply}, so that
+	 * what the script did for a caller that gave up can be undone. By default the reply of a call that failed is
+	 * lost, as it is for a runner that waits as long as its client; {@link LettuceScriptRunner} hands it over.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @param lateReply told, at most once and on any thread, of the reply of a call that failed with a timeout
+	 * @return the script's array reply; integers as {@link Long}
+	 * @throws org.springframework.dao.DataAccessException when Redis fails or does not answer in time
+	 * @since 0.1.0
+	 */
+	default List<?> run(RedisScript<List> script, List<String> keys, List<String> args, Consumer<List<?>> lateReply) {
+		return run(script, keys, args);
+	}
+
+	/**
+	 * Runs a script as {@link #runAsync(RedisScript, List, List)} does, handing the reply of a call that failed
+	 * with a timeout to {@code lateReply} as {@link #run(RedisScript, List, List, Consumer)} does.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @param lateReply told, at most once and on any thread, of the reply of a call that failed with a timeout
+	 * @return the script's array reply, completed exceptionally with a
+	 * {@link org.springframework.dao.DataAccessException} when Redis fails or does not answer in time
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args,
+			Consumer<List<?>> lateReply) {
+		return runAsync(script, keys, args);
 	}
 
 	/**

@@ -136,6 +136,16 @@ final class RedisScripts {
 	}
 
 	/**
+	 * Returns every script a runner may send, for it to load them into a new connection's server before its first
+	 * call.
+	 */
+	static List<RedisScript<List>> all() {
+		List<RedisScript<List>> scripts = new ArrayList<>(BATCHED);
+		scripts.addAll(List.of(REFUND, CHARGE, SLOT, BATCH));
+		return scripts;
+	}
+
+	/**
 	 * Returns a script's index in {@link #BATCH}, or 0 when a batch cannot carry it.
 	 */
 	static int batchIndex(RedisScript<List> script) {

@@ -28,8 +28,9 @@ final class ScriptCommands {
 	/**
 	 * Connects when not connected, sends the script and hands its reply or translated failure to
 	 * {@code done}, on the connection's event loop (or the connecting thread). A call its caller gave up
-	 * on while the connection was being opened is not sent.
-	 * @param pending the call told of its commands, or {@code null} when several calls travel in one
+	 * on while the connection was being opened is not sent, nor sent again as {@code EVAL} after a
+	 * {@code NOSCRIPT}.
+	 * @param pending the call, or {@code null} when several calls travel in one
 	 */
 	void send(RedisScript<List> script, byte[][] keys, byte[][] args, @Nullable PendingCall pending, Reply done) {
 		this.connection.connect().whenComplete((connected, failure) -> {
@@ -54,9 +55,6 @@ final class ScriptCommands {
 			done.accept(null, this.connection.translate(ex, connected));
 			return;
 		}
-		if (pending != null) {
-			pending.sent(evalsha);
-		}
 		evalsha.whenComplete((reply, error) -> {
 			if (!this.stallClock.knowsLoop()) {
 				// the first reply on a connection tells its event loop
@@ -66,6 +64,10 @@ final class ScriptCommands {
 				done.accept(reply, null);
 			}
 			else if (Futures.unwrap(error) instanceof RedisNoScriptException) {
+				if (pending != null && pending.answer.isDone()) {
+					// its caller gave up, and Redis ran nothing: nothing to send, nor to undo
+					return;
+				}
 				RedisFuture<List<?>> eval;
 				try {
 					eval = connected.commands()
@@ -75,9 +77,6 @@ final class ScriptCommands {
 				catch (RuntimeException ex) {
 					done.accept(null, this.connection.translate(ex, connected));
 					return;
-				}
-				if (pending != null) {
-					pending.sent(eval);
 				}
 				eval.whenComplete((evalReply, evalError) -> done.accept(evalReply,
 						(evalError != null) ? this.connection.translate(Futures.unwrap(evalError), connected)

@@ -1,5 +1,8 @@
 package dev.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.lettuce.core.RedisCommandExecutionException;
@@ -14,6 +17,7 @@ import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The script runner's own connection: opened on a thread of its own (a connect may block for the
@@ -53,15 +57,28 @@ final class ScriptConnection {
 		}
 	}
 
+	/**
+	 * Opens the connection (the TLS handshake, authentication, a Sentinel's discovery of the master), and sends
+	 * what makes its first calls as fast as later ones: a {@code PING}, whose reply tells the stall clock the
+	 * connection's event loop, and every script, loaded ({@code SCRIPT LOAD}) ahead of the calls that run it. A
+	 * call sent once this returns goes after them on the same connection.
+	 */
 	@SuppressWarnings("unchecked")
 	private Connected open() {
 		RedisConnection redisConnection = this.connectionFactory.getConnection();
 		RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) redisConnection
 			.getNativeConnection();
 		this.stallClock.forgetLoop();
-		// its reply tells the connection's event loop, before any script call times out
-		commands.ping().whenComplete((pong, failure) -> this.stallClock.learnLoop());
-		return new Connected(redisConnection, commands);
+		List<CompletableFuture<?>> ready = new ArrayList<>();
+		ready.add(commands.ping().whenComplete((pong, failure) -> this.stallClock.learnLoop()).toCompletableFuture());
+		for (RedisScript<List> script : RedisScripts.all()) {
+			// a user whose ACL lacks SCRIPT LOAD, or a server that forgets them, gets them from EVAL on NOSCRIPT
+			ready.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
+				.toCompletableFuture()
+				.exceptionally((failure) -> null));
+		}
+		return new Connected(redisConnection, commands,
+				CompletableFuture.allOf(ready.toArray(CompletableFuture[]::new)));
 	}
 
 	/**
@@ -95,7 +112,14 @@ final class ScriptConnection {
 		}
 	}
 
-	record Connected(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	/**
+	 * An open connection.
+	 * @param connection the connection
+	 * @param commands its asynchronous commands
+	 * @param ready completes once the server answered its {@code PING} and loaded the scripts
+	 */
+	record Connected(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
+			CompletableFuture<Void> ready) {
 
 		boolean isOpen() {
 			if (this.commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {

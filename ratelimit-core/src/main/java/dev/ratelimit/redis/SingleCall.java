@@ -18,6 +18,9 @@ final class SingleCall extends RedisGuard.Attempt<List<RateLimitDecision>> {
 
 	private final LimiterScript script;
 
+	/** Where a call that timed out gives back what Redis took for it all the same. */
+	private final KeyState state;
+
 	private final String key;
 
 	private final List<RateLimit> limits;
@@ -31,9 +34,10 @@ final class SingleCall extends RedisGuard.Attempt<List<RateLimitDecision>> {
 
 	private @Nullable String denialKey;
 
-	SingleCall(LimiterScript script, String key, List<RateLimit> limits, PreparedLimits.Prepared prepared, long permits,
-			boolean peek) {
+	SingleCall(LimiterScript script, KeyState state, String key, List<RateLimit> limits, PreparedLimits.Prepared prepared,
+			long permits, boolean peek) {
 		this.script = script;
+		this.state = state;
 		this.key = key;
 		this.limits = limits;
 		this.prepared = prepared;
@@ -58,12 +62,30 @@ final class SingleCall extends RedisGuard.Attempt<List<RateLimitDecision>> {
 
 	@Override
 	List<?> run() {
-		return this.script.run(this.key, this.limits, this.prepared, scriptPermits(), true);
+		return this.script.run(this.key, this.limits, this.prepared, scriptPermits(), true, this::undo);
 	}
 
 	@Override
 	CompletableFuture<List<?>> runAsync() {
-		return this.script.runAsync(this.key, this.limits, this.prepared, scriptPermits(), true);
+		return this.script.runAsync(this.key, this.limits, this.prepared, scriptPermits(), true, this::undo);
+	}
+
+	/** A decision that took its permits gives them back, through the refund every limiter has; a check took none. */
+	@Override
+	void undo(List<?> reply) {
+		if (this.peek || !allowed(decisions(reply))) {
+			return;
+		}
+		this.state.refundAsync(this.key, this.limits, this.permits);
+	}
+
+	static boolean allowed(List<RateLimitDecision> decisions) {
+		for (RateLimitDecision decision : decisions) {
+			if (!decision.allowed()) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** Negative permits: the script tells what a call for that many would be told, and charges nothing. */

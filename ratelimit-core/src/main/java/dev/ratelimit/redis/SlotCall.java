@@ -50,12 +50,24 @@ final class SlotCall extends RedisGuard.Attempt<RateLimitSlot> {
 
 	@Override
 	List<?> run() {
-		return this.limiter.script.runner.run(RedisScripts.CONCURRENCY, keys(), args());
+		return this.limiter.script.runner.run(RedisScripts.CONCURRENCY, keys(), args(), this::undo);
 	}
 
 	@Override
 	CompletableFuture<List<?>> runAsync() {
-		return this.limiter.script.runner.runAsync(RedisScripts.CONCURRENCY, keys(), args());
+		return this.limiter.script.runner.runAsync(RedisScripts.CONCURRENCY, keys(), args(), this::undo);
+	}
+
+	/**
+	 * A slot taken for a caller that gave up is given back. Its release was sent when the call timed out, and runs
+	 * after it on the same connection; this one holds when the two travel apart (a new connection, a Cluster
+	 * redirection).
+	 */
+	@Override
+	void undo(List<?> reply) {
+		if (RedisScripts.decisions(reply, List.of(this.concurrency)).get(0).allowed()) {
+			this.limiter.forgetSlot(this.key, this.id);
+		}
 	}
 
 	private List<String> keys() {

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * JVM whose CPUs are taken by other threads (a flood answered from the denial cache, say) makes a
  * decision late, never a failure.
  */
-final class StallClock {
+class StallClock {
 
 	/** How often the beat on the connection's event loop runs, when the loop is free to. */
 	private static final long BEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(5);

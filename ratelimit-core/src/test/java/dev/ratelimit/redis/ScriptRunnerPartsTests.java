@@ -173,7 +173,7 @@ class ScriptRunnerPartsTests {
 
 	private static BatchCall call(RedisScript<List> script, String[] keys, String... args) {
 		return new BatchCall(RedisScripts.batchIndex(script), script, ScriptCommands.bytes(Arrays.asList(keys)),
-				ScriptCommands.bytes(Arrays.asList(args)));
+				ScriptCommands.bytes(Arrays.asList(args)), null);
 	}
 
 	private static String idx(RedisScript<List> script) {
@@ -187,6 +187,10 @@ class ScriptRunnerPartsTests {
 	private static final class Counting extends PendingCall {
 
 		final AtomicInteger abandoned = new AtomicInteger();
+
+		Counting() {
+			super(null);
+		}
 
 		@Override
 		void abandon() {

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.RateLimiterTimeoutException.Culprit;
+import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 
@@ -20,7 +22,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Publishes rate-limit metrics to Micrometer: decisions by rule and outcome, decision latency,
- * rejections served by the local denial cache, and whether Redis is available.
+ * rejections served by the local denial cache, whether Redis is available, and calls that timed out by
+ * whose lateness.
  *
  * @since 0.1.0
  */
@@ -37,11 +40,23 @@ public final class RateLimitMetricsAutoConfiguration {
 	/** 1 while Redis decides, 0 while its circuit breaker keeps calls away. */
 	static final String REDIS_AVAILABLE = "ratelimit.redis.available";
 
+	/** Calls Redis did not answer within {@code ratelimit.timeout}, tagged {@code cause=redis|client}. */
+	static final String TIMEOUTS = "ratelimit.timeouts";
+
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitMeterBinder")
 	MeterBinder rateLimitMeterBinder(ObjectProvider<LocalDenialCache> denialCache,
-			ObjectProvider<CircuitBreaker> circuitBreaker) {
+			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<LettuceScriptRunner> runner) {
 		return (registry) -> {
+			runner.ifAvailable((scripts) -> {
+				for (Culprit culprit : Culprit.values()) {
+					FunctionCounter.builder(TIMEOUTS, scripts, (counted) -> counted.timeouts(culprit))
+						.description("Rate-limit calls Redis did not answer within ratelimit.timeout, by whose lateness: "
+								+ "Redis's, or this application's, kept from a CPU")
+						.tag("cause", culprit.tag())
+						.register(registry);
+				}
+			});
 			denialCache.ifAvailable((cache) -> FunctionCounter.builder(LOCAL_CACHE_REJECTIONS, cache,
 					LocalDenialCache::hits)
 				.description("Rate-limit rejections served from memory, without a Redis call")

@@ -72,6 +72,37 @@ class RedisSentinelIntegrationTests {
 	}
 
 	@Test
+	void aFreshInstanceStartedWhileOtherProcessesKeepTheCpusBusyHoldsItsLimitsFromTheFirstRequest() {
+		RedisServerProcess master = (group.currentMasterPort() == group.master().port()) ? group.master()
+				: group.replica();
+		group.execute(master, (redis) -> redis.scriptFlush());
+		try (BusyCpus busy = BusyCpus.start()) {
+			// the default ratelimit.timeout (200ms): the Sentinel's discovery of the master, the connection and the
+			// scripts' loading happen while the application starts, not in its first decisions
+			this.runner.withPropertyValues("ratelimit.key-prefix=fresh-sentinel").run((context) -> {
+				assertThat(cachedScripts(master)).as("scripts the master holds before the first decision").isPositive();
+				for (RateLimiter limiter : context.getBeansOfType(RateLimiter.class).values()) {
+					String id = "fresh-" + limiter.algorithm();
+					assertThat(IntStream.range(0, 4)
+						.mapToObj((i) -> limiter.tryAcquire(id, RateLimit.of(3, Duration.ofMinutes(1))))
+						.map(RateLimitDecision::allowed))
+						.as("%s", limiter.algorithm())
+						.containsExactly(true, true, true, false);
+				}
+			});
+		}
+	}
+
+	private static long cachedScripts(RedisServerProcess server) {
+		String memory = group.execute(server, (redis) -> redis.info("memory"));
+		return memory.lines()
+			.filter((line) -> line.startsWith("number_of_cached_scripts:"))
+			.mapToLong((line) -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	@Test
 	void resumesLimitingAfterTheSentinelPromotesTheReplica() {
 		RedisServerProcess master = group.master();
 		RedisServerProcess replica = group.replica();

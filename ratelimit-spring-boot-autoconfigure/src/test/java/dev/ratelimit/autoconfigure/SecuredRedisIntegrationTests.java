@@ -88,6 +88,21 @@ class SecuredRedisIntegrationTests {
 	}
 
 	@Test
+	void aFreshInstanceStartedWhileOtherProcessesKeepTheCpusBusyHoldsItsLimitsFromTheFirstRequest() {
+		try (RedisServerProcess server = startSecured(RequiredRedisBinary.find("installed", true));
+				BusyCpus busy = BusyCpus.start()) {
+			// the default ratelimit.timeout (200ms): the TLS handshake, the ACL user's AUTH and the scripts' loading
+			// happen while the application starts, not in its first decisions
+			this.runner.withPropertyValues(secured(server, PASSWORD)).run((context) -> {
+				for (RateLimiter limiter : context.getBeansOfType(RateLimiter.class).values()) {
+					assertThat(allowedOfFour(limiter, "fresh-" + limiter.algorithm())).as(limiter.algorithm().toString())
+						.containsExactly(true, true, true, false);
+				}
+			});
+		}
+	}
+
+	@Test
 	void aWrongPasswordFailsAsRedisDownDoesWithOneWarning(CapturedOutput output) {
 		try (RedisServerProcess server = startSecured(RequiredRedisBinary.find("embedded", true))) {
 			this.runner.withPropertyValues(secured(server, "not-the-password")).run((context) -> {

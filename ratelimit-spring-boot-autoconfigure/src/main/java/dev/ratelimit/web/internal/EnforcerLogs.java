@@ -10,6 +10,8 @@ import org.apache.commons.logging.LogFactory;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitSlot;
+import dev.ratelimit.RateLimiterTimeoutException;
+import dev.ratelimit.RateLimiterTimeoutException.Culprit;
 import dev.ratelimit.web.RateLimitRule;
 
 /**
@@ -31,6 +33,9 @@ final class EnforcerLogs {
 	private final LogThrottle slots = new LogThrottle();
 
 	private final LogThrottle costs = new LogThrottle();
+
+	/** Timeouts, by whose lateness ({@link Culprit#ordinal()}): an operator reads which it was. */
+	private final LogThrottle[] timeouts = { new LogThrottle(), new LogThrottle() };
 
 	EnforcerLogs(FailureMode failureMode) {
 		this.failureMode = failureMode;
@@ -59,6 +64,32 @@ final class EnforcerLogs {
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("The rate limiter failed unexpectedly", ex);
+		}
+	}
+
+	/**
+	 * A decision Redis did not answer in time: says whose lateness it was, so that an operator under load can tell
+	 * a slow Redis from a starved application, and what the request met.
+	 */
+	void timedOut(RateLimiterTimeoutException ex) {
+		Culprit culprit = ex.culprit();
+		long others = this.timeouts[culprit.ordinal()].tryLog();
+		if (others < 0) {
+			return;
+		}
+		String repeated = (others > 0) ? " (and " + others + " more in the last minute)" : "";
+		if (culprit == Culprit.REDIS) {
+			logger.warn("A rate-limit decision timed out because Redis was late (cause=redis)" + repeated
+					+ "; the request met ratelimit.failure-mode=" + this.failureMode.id()
+					+ ". Redis did not answer within ratelimit.timeout, not counting the time this application's threads"
+					+ " waited for a CPU: " + ex.getMessage());
+		}
+		else {
+			logger.warn("A rate-limit decision timed out because this application was kept from a CPU (cause=client)"
+					+ repeated + "; the request met ratelimit.failure-mode=" + this.failureMode.id()
+					+ ". Its threads waited for a CPU for longer than a decision is given (ten times ratelimit.timeout, at"
+					+ " least a second); ratelimit.failure-mode=local keeps limits per instance meanwhile: "
+					+ ex.getMessage());
 		}
 	}
 

@@ -15,6 +15,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterTimeoutException;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.RateLimiters.Call;
 import dev.ratelimit.RateLimiters;
@@ -492,7 +493,10 @@ public final class RateLimitEnforcer implements AutoCloseable {
 	 * {@code fail-closed} it refuses the request
 	 */
 	private @Nullable Taken onFailure(RateLimitRule rule, Budget budget, @Nullable RuntimeException cause) {
-		if (cause != null && !(cause instanceof RateLimiterUnavailableException)) {
+		if (cause instanceof RateLimiterTimeoutException timeout) {
+			this.logs.timedOut(timeout);
+		}
+		else if (cause != null && !(cause instanceof RateLimiterUnavailableException)) {
 			this.logs.unexpected(cause);
 		}
 		RateLimiter local = this.local;
