@@ -50,8 +50,9 @@ class RateLimitSilentRedisIntegrationTests {
 			HttpResponse<String> response = get(this.port, "/api/items");
 			Duration took = Duration.ofNanos(System.nanoTime() - started);
 			assertThat(response.statusCode()).isEqualTo(200);
-			// bounded by ratelimit.timeout (200 ms), not by Lettuce's minute; generous for a loaded machine
-			assertThat(took).as("request %d", i).isLessThan(Duration.ofSeconds(1));
+			// bounded by ratelimit.timeout (200 ms), not by Lettuce's minute: the bound tells one from the other with
+			// room for a machine kept busy by other work (it measures no performance)
+			assertThat(took).as("request %d", i).isLessThan(Duration.ofSeconds(10));
 		}
 	}
 
