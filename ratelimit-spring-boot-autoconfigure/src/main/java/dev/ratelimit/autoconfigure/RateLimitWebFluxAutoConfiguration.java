@@ -211,7 +211,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 		/**
 		 * Warns of the rules from properties whose paths no handler maps: request mappings (the application's and
-		 * the actuator's) and functional routes.
+		 * the actuator's), functional routes and gRPC methods.
 		 */
 		private void warnOfUnmappedRules() {
 			Set<String> mapped = new LinkedHashSet<>();
@@ -232,6 +232,8 @@ public final class RateLimitWebFluxAutoConfiguration {
 						.getPatterns()
 						.forEach((pattern) -> mapped.add(pattern.getPatternString())));
 			}
+			// gRPC methods, which rules match by path too
+			mapped.addAll(GrpcMethodPaths.of(this.beanFactory));
 			UnmappedRules.warn(this.rules.pathRules(), mapped);
 		}
 

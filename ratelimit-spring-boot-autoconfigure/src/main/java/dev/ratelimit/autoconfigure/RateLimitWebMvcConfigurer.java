@@ -124,7 +124,7 @@ final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitiali
 
 	/**
 	 * Warns of the rules from properties whose paths no handler maps: request mappings (the application's and the
-	 * actuator's) and functional routes.
+	 * actuator's), functional routes and gRPC methods.
 	 */
 	private void warnOfUnmappedRules() {
 		Set<String> mapped = new LinkedHashSet<>();
@@ -141,6 +141,8 @@ final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitiali
 			.values()) {
 			mapping.getHandlerMethods().keySet().forEach((info) -> mapped.addAll(info.getPatternValues()));
 		}
+		// gRPC methods, which rules match by path too
+		mapped.addAll(GrpcMethodPaths.of(this.beanFactory));
 		UnmappedRules.warn(this.rules.pathRules(), mapped);
 	}
 
