@@ -42,6 +42,7 @@ import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
@@ -190,6 +191,9 @@ public final class RateLimitWebFluxAutoConfiguration {
 	 */
 	static final class RateLimitWebFluxHandlers implements org.springframework.beans.factory.SmartInitializingSingleton {
 
+		/** The handler mapping of Spring Cloud Gateway's routes. */
+		private static final String GATEWAY_HANDLER_MAPPING = "org.springframework.cloud.gateway.handler.RoutePredicateHandlerMapping";
+
 		private final RateLimitRules rules;
 
 		private final ListableBeanFactory beanFactory;
@@ -214,6 +218,12 @@ public final class RateLimitWebFluxAutoConfiguration {
 		 * the actuator's), functional routes and gRPC methods.
 		 */
 		private void warnOfUnmappedRules() {
+			for (HandlerMapping mapping : this.beanFactory.getBeansOfType(HandlerMapping.class).values()) {
+				if (mapping.getClass().getName().startsWith(GATEWAY_HANDLER_MAPPING)) {
+					// Spring Cloud Gateway's routes match by predicates that cannot be read: any path may be a route's
+					return;
+				}
+			}
 			Set<String> mapped = new LinkedHashSet<>();
 			for (RouterFunctionMapping routes : this.beanFactory.getBeansOfType(RouterFunctionMapping.class).values()) {
 				RouterFunction<?> function = routes.getRouterFunction();
