@@ -74,7 +74,8 @@ public final class RateLimitWebMvcAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(support,
 				beanFactory.containsBean(RateLimitGrpcAutoConfiguration.BEFORE_AUTHENTICATION_INTERCEPTOR)));
 		registration.setOrder(properties.getFilter().getOrder());
-		registration.setDispatcherTypes(DispatcherType.REQUEST);
+		// ASYNC: the dispatch that writes an asynchronous handler's result settles count-statuses before it commits
+		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
 		return registration;
 	}
 

@@ -407,6 +407,7 @@ public final class RateLimitRuleFactory {
 		}
 		List<PathPattern> excluded = new ArrayList<>();
 		for (String path : excludePaths) {
+			checkLeadingSlash(rule.name(), "exclude-paths", path);
 			try {
 				excluded.add(PathPatternParser.defaultInstance.parse(path.strip()));
 			}
@@ -519,12 +520,26 @@ public final class RateLimitRuleFactory {
 	}
 
 	private static PathPattern parsePath(String rule, String path) {
+		checkLeadingSlash(rule, "paths", path);
 		try {
 			return PathPatternParser.defaultInstance.parse(path.strip());
 		}
 		catch (PatternParseException ex) {
 			throw new InvalidRateLimitRuleException(rule, "paths", path,
 					ex.toDetailedString().replace('\n', ' ') + "; use Spring path patterns such as /api/**");
+		}
+	}
+
+	/**
+	 * Refuses a path pattern that can never match: a request's path, within the application, always starts with
+	 * {@code /}, and a pattern without it (such as {@code api/greeting}) would leave the rule silently doing nothing.
+	 */
+	private static void checkLeadingSlash(String rule, String attribute, String path) {
+		String pattern = path.strip();
+		if (!pattern.startsWith("/")) {
+			throw new InvalidRateLimitRuleException(rule, attribute, path,
+					"a path pattern starts with '/' (paths are matched within the application, from its root), so '"
+							+ pattern + "' never matches any request; write /" + pattern);
 		}
 	}
 

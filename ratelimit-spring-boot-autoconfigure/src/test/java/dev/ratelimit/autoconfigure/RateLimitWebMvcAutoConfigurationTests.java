@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -31,13 +32,20 @@ import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.servlet.AnnotationConfigServletWebApplicationContext;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -49,7 +57,9 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.HandlerInterceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitWebMvcAutoConfigurationTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -348,6 +358,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 			ratelimit.rules.bad.key          | bean:nobody        | there is no bean named 'nobody'
 			ratelimit.rules.bad.methods      | FETCH              | use HTTP methods such as GET
 			ratelimit.rules.bad.paths        | /api/**/x/**       | use Spring path patterns
+			ratelimit.rules.bad.paths        | api/greeting       | never matches any request; write /api/greeting
+			ratelimit.rules.bad.exclude-paths | api/health        | never matches any request; write /api/health
 			ratelimit.trusted-proxies[0]     | 10.0.0.0/33        | invalid prefix length
 			ratelimit.trusted-proxies[0]     | proxy.example.com  | not an IP address or CIDR block
 			ratelimit.allow.addresses[0]     | 10.0.0.0/33        | invalid prefix length
@@ -398,6 +410,23 @@ class RateLimitWebMvcAutoConfigurationTests {
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("ratelimit.rules.bad.block-for")
 				.hasMessageContaining("a calendar quota refuses a spent budget until its period ends"));
+	}
+
+	@Test
+	void explainsAPathThatCanNeverMatchInTheStartupFailure(CapturedOutput output) {
+		// a servlet application without a server: the rules of properties are built in a web application only
+		SpringApplicationBuilder application = new SpringApplicationBuilder(PathlessApplication.class)
+			.web(WebApplicationType.SERVLET)
+			.contextFactory((type) -> new AnnotationConfigServletWebApplicationContext())
+			.properties("spring.main.banner-mode=off", "ratelimit.rules.api.paths=api/greeting",
+					"ratelimit.rules.api.limit=5", "ratelimit.rules.api.window=1m");
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(application::run);
+		// the failure analysis Boot prints: the property, its value, and the fix
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("'ratelimit.rules.api.paths'")
+			.contains("'api/greeting'")
+			.contains("a path pattern starts with '/'")
+			.contains("write /api/greeting");
 	}
 
 	@Test
@@ -540,6 +569,13 @@ class RateLimitWebMvcAutoConfigurationTests {
 		String hello() {
 			return "hello";
 		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+			RateLimitWebAutoConfiguration.class })
+	static class PathlessApplication {
 
 	}
 

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -15,11 +16,14 @@ import dev.ratelimit.testsupport.ClosedPort;
 import io.grpc.Status;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.grpc.server.GlobalServerInterceptor;
@@ -67,6 +71,20 @@ class RateLimitGrpcTests {
 
 	private static GrpcApp app(GrpcStack stack) {
 		return apps.computeIfAbsent(stack, (key) -> key.start(RULES));
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void warnsOfNoRuleWhosePathsAreTheServicesMethodsInAServletApplication(CapturedOutput output) {
+		try (GrpcApp app = GrpcStack.SERVLET.start(RULES)) {
+			List<String> warned = output.getAll()
+				.lines()
+				.filter((line) -> line.contains("matches no path a handler of this application maps"))
+				.toList();
+			// the servlet filter's path of a gRPC call is no method's: the check ran, and names it
+			assertThat(warned).anyMatch((line) -> line.contains("'servlet-path'"))
+				.noneMatch((line) -> line.contains("'hello'") || line.contains("'count'") || line.contains("'uploads'"));
+		}
 	}
 
 	@ParameterizedTest

@@ -1,11 +1,13 @@
 package dev.ratelimit.web;
 
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,9 +17,18 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -30,6 +41,9 @@ import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -54,8 +68,13 @@ class RateLimitCountStatusesOnEveryStackTests {
 			Map.entry("ratelimit.rules.accounts.window", "15m"),
 			Map.entry("ratelimit.rules.accounts.count-statuses", "403"),
 			Map.entry("ratelimit.rules.errors.paths", "/explode"), Map.entry("ratelimit.rules.errors.limit", "1"),
-			Map.entry("ratelimit.rules.errors.window", "15m"), Map.entry("ratelimit.rules.errors.count-statuses", "5xx")),
-			(stack) -> new Class<?>[] { (stack == WebStack.SERVLET) ? ServletSecurity.class : ReactiveSecurity.class });
+			Map.entry("ratelimit.rules.errors.window", "15m"), Map.entry("ratelimit.rules.errors.count-statuses", "5xx"),
+			Map.entry("ratelimit.rules.held.paths", "/held-sign-in"), Map.entry("ratelimit.rules.held.key", "param:user"),
+			Map.entry("ratelimit.rules.held.limit", "2"), Map.entry("ratelimit.rules.held.window", "15m"),
+			Map.entry("ratelimit.rules.held.count-statuses", "401")),
+			(stack) -> (stack == WebStack.SERVLET)
+					? new Class<?>[] { ServletSecurity.class, HeldAnswers.class, ServletHeldSignIn.class }
+					: new Class<?>[] { ReactiveSecurity.class, HeldAnswers.class, ReactiveHeldSignIn.class });
 
 	@AfterAll
 	static void stop() {
@@ -147,6 +166,31 @@ class RateLimitCountStatusesOnEveryStackTests {
 		assertThat(app.get("/explode").status()).isEqualTo(429);
 	}
 
+	@ParameterizedTest(name = "{0} {1}")
+	@CsvSource({ "SERVLET, flush", "SERVLET, stream-flush", "SERVLET, overflow", "SERVLET, writer-overflow",
+			"WEBFLUX, flush" })
+	void givesBackAChargeWhoseStatusDoesNotCountBeforeTheClientHasTheStatus(WebStack stack, String commit)
+			throws Exception {
+		StackApp app = apps.on(stack);
+		HeldAnswers held = app.context().getBean(HeldAnswers.class);
+		held.reset();
+		String user = "gus-" + commit;
+		assertThat(app.get("/held-sign-in?user=" + user + "&password=guess").status()).isEqualTo(401);
+		try (Socket success = app.open("/held-sign-in?user=" + user + "&password=secret&commit=" + commit)) {
+			// the handler committed its status and keeps running: the client has the status
+			assertThat(StackApp.readStatus(success.getInputStream())).isEqualTo(200);
+			// sent as soon as the status arrived: the success's charge is given back already
+			assertThat(app.get("/held-sign-in?user=" + user + "&password=guess").status()).isEqualTo(401);
+			held.release();
+			assertThat(new String(success.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("welcome");
+		}
+		finally {
+			held.release();
+		}
+		// the two failures spent the budget
+		assertThat(app.get("/held-sign-in?user=" + user + "&password=guess").status()).isEqualTo(429);
+	}
+
 	@Test
 	void keepsTheChargeOfARequestWhoseClientWentAwayOnWebFlux() throws Exception {
 		// on Netty the handler of a request whose client left is cancelled and its response never sent: it keeps
@@ -165,6 +209,97 @@ class RateLimitCountStatusesOnEveryStackTests {
 			assertThat(app.get("/slow-sign-in?user=erin&password=guess").status()).isEqualTo(401);
 		}
 		assertThat(app.get("/slow-sign-in?user=erin&password=guess").status()).isEqualTo(429);
+	}
+
+	/**
+	 * Holds the successful answers of {@code /held-sign-in} after their status is committed, until the test releases
+	 * them.
+	 */
+	static class HeldAnswers {
+
+		private volatile CompletableFuture<Void> released = new CompletableFuture<>();
+
+		void reset() {
+			this.released = new CompletableFuture<>();
+		}
+
+		void release() {
+			this.released.complete(null);
+		}
+
+		CompletableFuture<Void> released() {
+			return this.released;
+		}
+
+	}
+
+	/**
+	 * A sign-in whose success commits its status (in the way {@code commit} names), then keeps running until the test
+	 * releases it; a failure is answered at once.
+	 */
+	@RestController
+	static class ServletHeldSignIn {
+
+		private final HeldAnswers held;
+
+		ServletHeldSignIn(HeldAnswers held) {
+			this.held = held;
+		}
+
+		@GetMapping("/held-sign-in")
+		void signIn(@RequestParam String password, @RequestParam(defaultValue = "flush") String commit,
+				HttpServletResponse response) throws Exception {
+			if (!"secret".equals(password)) {
+				response.setStatus(401);
+				response.getWriter().write("wrong password");
+				return;
+			}
+			response.setStatus(200);
+			int size = 2 * response.getBufferSize();
+			switch (commit) {
+				case "flush" -> {
+					response.getOutputStream().write("welcome".getBytes(StandardCharsets.UTF_8));
+					response.flushBuffer();
+				}
+				case "stream-flush" -> {
+					response.getOutputStream().write("welcome".getBytes(StandardCharsets.UTF_8));
+					response.getOutputStream().flush();
+				}
+				// more than the container buffers: it commits the status without being asked to
+				case "overflow" -> response.getOutputStream().write(("welcome" + "!".repeat(size)).getBytes(StandardCharsets.UTF_8));
+				case "writer-overflow" -> response.getWriter().write("welcome" + "!".repeat(size));
+				default -> throw new IllegalArgumentException(commit);
+			}
+			this.held.released().get(30, TimeUnit.SECONDS);
+		}
+
+	}
+
+	/** As {@link ServletHeldSignIn}: the status and a first part of the body flushed, the rest once released. */
+	@RestController
+	static class ReactiveHeldSignIn {
+
+		private final HeldAnswers held;
+
+		ReactiveHeldSignIn(HeldAnswers held) {
+			this.held = held;
+		}
+
+		@GetMapping("/held-sign-in")
+		Mono<Void> signIn(@RequestParam String password, ServerHttpResponse response) {
+			boolean ok = "secret".equals(password);
+			response.setStatusCode(ok ? HttpStatus.OK : HttpStatus.UNAUTHORIZED);
+			DataBuffer first = response.bufferFactory()
+				.wrap((ok ? "welcome" : "wrong password").getBytes(StandardCharsets.UTF_8));
+			if (!ok) {
+				return response.writeWith(Mono.just(first));
+			}
+			Flux<Publisher<DataBuffer>> parts = Flux.<Publisher<DataBuffer>>just(Mono.just(first))
+				.concatWith(Mono.fromFuture(this.held.released())
+					.map((released) -> Mono.just(response.bufferFactory().wrap("!".getBytes(StandardCharsets.UTF_8)))));
+			return response.writeAndFlushWith(parts);
+		}
+
 	}
 
 	private static String basic(String user) {

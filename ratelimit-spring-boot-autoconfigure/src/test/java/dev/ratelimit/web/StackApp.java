@@ -168,6 +168,20 @@ public final class StackApp implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Reads the status line of a response, and nothing more, for a test that acts as soon as the status arrives.
+	 * @param in the connection's input
+	 * @return the status
+	 * @throws IOException when the connection closes first
+	 */
+	public static int readStatus(InputStream in) throws IOException {
+		String statusLine = Reply.line(in);
+		if (statusLine == null) {
+			throw new IOException("The server closed the connection without a response");
+		}
+		return Integer.parseInt(statusLine.split(" ")[1]);
+	}
+
 	@Override
 	public void close() {
 		this.context.close();

@@ -73,10 +73,25 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 		return servlet != null && GRPC_SERVLET.equals(servlet.getClassName());
 	}
 
+	/**
+	 * Sees the asynchronous dispatches too: the one that writes an asynchronous handler's result settles the charges
+	 * of {@code count-statuses} rules before the container commits its status.
+	 */
+	@Override
+	protected boolean shouldNotFilterAsyncDispatch() {
+		return false;
+	}
+
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		HttpServletResponse target = this.support.readingCosts(response);
+		if (isAsyncDispatch(request)) {
+			// decided on the first dispatch: what is left is to settle before the container completes the response
+			chain.doFilter(request, response);
+			this.support.settleDispatched(request, response);
+			return;
+		}
+		HttpServletResponse target = this.support.responseFor(request, response);
 		if (!this.support.applyBeforeAuthentication(request, target)) {
 			return;
 		}

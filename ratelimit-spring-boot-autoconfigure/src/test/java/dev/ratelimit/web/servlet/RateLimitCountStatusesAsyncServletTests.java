@@ -1,5 +1,7 @@
 package dev.ratelimit.web.servlet;
 
+import java.io.IOException;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -7,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -15,12 +18,14 @@ import dev.ratelimit.web.StackApps;
 import dev.ratelimit.web.WebStack;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter;
 import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +52,9 @@ class RateLimitCountStatusesAsyncServletTests {
 		StackApp app = apps.on(WebStack.SERVLET);
 		String user = "user-" + kind;
 		for (int i = 0; i < 3; i++) {
-			assertThat(app.get("/async/" + kind + "?user=" + user + "&ok=true").status()).isEqualTo(200);
+			StackApp.Reply success = app.get("/async/" + kind + "?user=" + user + "&ok=true");
+			assertThat(success.status()).isEqualTo(200);
+			assertThat(success.body()).isEqualTo(kind.equals("streaming") ? "streamed" : "welcome");
 		}
 		for (int i = 0; i < 2; i++) {
 			assertThat(app.get("/async/" + kind + "?user=" + user + "&ok=false").status()).isEqualTo(401);
@@ -55,8 +62,66 @@ class RateLimitCountStatusesAsyncServletTests {
 		assertThat(app.get("/async/" + kind + "?user=" + user + "&ok=true").status()).isEqualTo(429);
 	}
 
+	@Test
+	void givesBackASuccessBeforeTheClientHasTheStatusAnEmitterSent() throws Exception {
+		StackApp app = apps.on(WebStack.SERVLET);
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		app.context().getBean(AsyncEndpoints.class).held = released;
+		try {
+			assertThat(app.get("/async/deferred?user=hal&ok=false").status()).isEqualTo(401);
+			try (Socket success = app.open("/async/held?user=hal&ok=true")) {
+				// the emitter sent its status and a first part, and keeps going on another thread
+				assertThat(StackApp.readStatus(success.getInputStream())).isEqualTo(200);
+				assertThat(app.get("/async/deferred?user=hal&ok=false").status()).isEqualTo(401);
+				released.complete(null);
+				assertThat(new String(success.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+					.contains("streamed");
+			}
+		}
+		finally {
+			released.complete(null);
+		}
+		assertThat(app.get("/async/deferred?user=hal&ok=false").status()).isEqualTo(429);
+	}
+
 	@RestController
 	static class AsyncEndpoints {
+
+		/** What the {@code held} handler waits for once it has flushed its status. */
+		volatile CompletableFuture<Void> held = CompletableFuture.completedFuture(null);
+
+		/**
+		 * Sends a first part of its body from another thread (an emitter flushes what it sends), then waits for
+		 * {@link #held} before the rest.
+		 */
+		@GetMapping("/async/held")
+		ResponseEntity<ResponseBodyEmitter> held(@RequestParam boolean ok) {
+			CompletableFuture<Void> released = this.held;
+			ResponseBodyEmitter emitter = new ResponseBodyEmitter(30_000L);
+			CompletableFuture.runAsync(() -> {
+				try {
+					emitter.send("streamed", MediaType.TEXT_PLAIN);
+					released.orTimeout(30, TimeUnit.SECONDS).join();
+					emitter.send("!", MediaType.TEXT_PLAIN);
+					emitter.complete();
+				}
+				catch (IOException | RuntimeException ex) {
+					emitter.completeWithError(ex);
+				}
+			});
+			return ResponseEntity.status(ok ? HttpStatus.OK : HttpStatus.UNAUTHORIZED).body(emitter);
+		}
+
+		/**
+		 * A body streamed from another thread: declared as such, since Spring MVC streams a
+		 * {@code StreamingResponseBody} only for a handler that says it returns one (as {@code Object} it would be
+		 * written as JSON).
+		 */
+		@GetMapping("/async/streaming")
+		ResponseEntity<StreamingResponseBody> streaming(@RequestParam boolean ok) {
+			return ResponseEntity.status(ok ? HttpStatus.OK : HttpStatus.UNAUTHORIZED)
+				.body((out) -> out.write("streamed".getBytes(StandardCharsets.UTF_8)));
+		}
 
 		@GetMapping("/async/{kind}")
 		Object answer(@PathVariable String kind, @RequestParam boolean ok) {
@@ -71,8 +136,7 @@ class RateLimitCountStatusesAsyncServletTests {
 				case "callable" -> (Callable<ResponseEntity<String>>) () -> entity;
 				case "future" -> CompletableFuture.supplyAsync(() -> entity,
 						CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
-				default -> ResponseEntity.status(status)
-					.body((StreamingResponseBody) (out) -> out.write("streamed".getBytes(StandardCharsets.UTF_8)));
+				default -> throw new IllegalArgumentException(kind);
 			};
 		}
 

@@ -55,7 +55,7 @@ import org.springframework.web.util.UriUtils;
  */
 public final class ServletRateLimitSupport {
 
-	/** The rules of a request that are charged after its response, by its status. */
+	/** What a request settles: its {@link RequestSettlement}. */
 	private static final String AFTER_RESPONSE = ServletRateLimitSupport.class.getName() + ".afterResponse";
 
 	/** Where Tomcat says that it could not parse a request's parameters. */
@@ -277,22 +277,45 @@ public final class ServletRateLimitSupport {
 
 		@Override
 		public void settleAfter(AfterResponse after) {
-			// settled by the RateLimitFilter once the chain has returned
-			AfterResponse earlier = (AfterResponse) this.request.getAttribute(AFTER_RESPONSE);
-			this.request.setAttribute(AFTER_RESPONSE, (earlier != null) ? earlier.and(after) : after);
+			// settled by the RateLimitFilter: by status as the response commits, the rest once it is complete
+			RequestSettlement settlement = (RequestSettlement) this.request.getAttribute(AFTER_RESPONSE);
+			if (settlement == null) {
+				settlement = new RequestSettlement();
+				this.request.setAttribute(AFTER_RESPONSE, settlement);
+			}
+			settlement.add(after);
 		}
 
 	}
 
 	/**
-	 * Returns the response the chain writes: one that keeps (and by default hides) the headers {@code cost-from}
-	 * rules read the actual cost from, when a rule reads one.
+	 * Returns the response the chain writes: one that settles the charges of {@code count-statuses} rules just before
+	 * its status is committed, so that the client's next request finds them settled, and that keeps (and by default
+	 * hides) the headers {@code cost-from} rules read the actual cost from, when a rule reads one.
+	 * @param request the request
 	 * @param response the container's response
 	 * @return the response to hand down the chain
 	 */
-	public HttpServletResponse readingCosts(HttpServletResponse response) {
+	public HttpServletResponse responseFor(HttpServletRequest request, HttpServletResponse response) {
+		if (!this.flow.mayApplyBeforeAuthentication() && !this.flow.mayApplyAfterAuthentication()) {
+			return response;
+		}
+		HttpServletResponse watched = new CommitWatchingResponse(response, (status) -> settleStatus(request, status));
 		Map<String, Boolean> headers = this.flow.costHeaders();
-		return headers.isEmpty() ? response : new CostHeaderResponse(response, headers);
+		return headers.isEmpty() ? watched : new CostHeaderResponse(watched, headers);
+	}
+
+	/**
+	 * Settles, on the calling thread, the charges of {@code count-statuses} rules a request took, by the status its
+	 * response is about to be committed with; Redis has answered when it returns.
+	 */
+	private void settleStatus(ServletRequest request, int status) {
+		if (request.getAttribute(AFTER_RESPONSE) instanceof RequestSettlement settlement) {
+			AfterResponse charges = settlement.takeStatusCharges();
+			if (!charges.isEmpty()) {
+				this.flow.settle(charges, status, ResponseCost.Actual.NONE);
+			}
+		}
 	}
 
 	/**
@@ -320,26 +343,43 @@ public final class ServletRateLimitSupport {
 	 * container sends, unless the response was committed already
 	 */
 	public void settleAfterResponse(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
-		AfterResponse after = (AfterResponse) request.getAttribute(AFTER_RESPONSE);
-		if (after == null) {
+		if (!(request.getAttribute(AFTER_RESPONSE) instanceof RequestSettlement settlement)) {
 			return;
 		}
 		if (failure != null) {
 			request.removeAttribute(AFTER_RESPONSE);
+			AfterResponse after = settlement.takeAll();
 			if (DisconnectedClientHelper.isClientDisconnectedException(failure)) {
 				this.flow.release(after);
 			}
-			else {
+			else if (!after.isEmpty()) {
 				this.flow.settle(after, response.isCommitted() ? response.getStatus() : 500, costs(request, response));
 			}
 			return;
 		}
 		if (request.isAsyncStarted()) {
-			request.getAsyncContext().addListener(new AsyncSettlement(after), request, response);
+			request.getAsyncContext().addListener(new AsyncSettlement(settlement), request, response);
 			return;
 		}
 		request.removeAttribute(AFTER_RESPONSE);
-		this.flow.settle(after, response.getStatus(), costs(request, response));
+		AfterResponse after = settlement.takeAll();
+		if (!after.isEmpty()) {
+			// the response is not complete yet: the container commits what is left of it once the filter returns
+			this.flow.settle(after, response.getStatus(), costs(request, response));
+		}
+	}
+
+	/**
+	 * Settles the charges of {@code count-statuses} rules when an asynchronous dispatch (Spring MVC's, with the result of
+	 * an asynchronous handler) ends the request, for the {@link RateLimitFilter}: by the status the container is about
+	 * to commit once the dispatch returns. The rest is settled when the request completes.
+	 * @param request the request
+	 * @param response the response
+	 */
+	public void settleDispatched(HttpServletRequest request, HttpServletResponse response) {
+		if (!request.isAsyncStarted() && !response.isCommitted()) {
+			settleStatus(request, response.getStatus());
+		}
 	}
 
 	/**
@@ -348,25 +388,30 @@ public final class ServletRateLimitSupport {
 	 */
 	private final class AsyncSettlement implements AsyncListener {
 
-		private final AfterResponse after;
+		private final RequestSettlement settlement;
 
 		private volatile boolean disconnected;
 
-		AsyncSettlement(AfterResponse after) {
-			this.after = after;
+		AsyncSettlement(RequestSettlement settlement) {
+			this.settlement = settlement;
 		}
 
 		@Override
 		public void onComplete(AsyncEvent event) {
 			event.getSuppliedRequest().removeAttribute(AFTER_RESPONSE);
+			// what its status settled as it was committed is gone already
+			AfterResponse after = this.settlement.takeAll();
+			if (after.isEmpty()) {
+				return;
+			}
 			Object error = event.getSuppliedRequest().getAttribute(RequestDispatcher.ERROR_EXCEPTION);
 			if (this.disconnected
 					|| (error instanceof Throwable thrown && DisconnectedClientHelper.isClientDisconnectedException(thrown))) {
-				ServletRateLimitSupport.this.flow.release(this.after);
+				ServletRateLimitSupport.this.flow.release(after);
 				return;
 			}
 			HttpServletResponse response = (HttpServletResponse) event.getSuppliedResponse();
-			ServletRateLimitSupport.this.flow.settle(this.after, response.getStatus(),
+			ServletRateLimitSupport.this.flow.settle(after, response.getStatus(),
 					costs(event.getSuppliedRequest(), response));
 		}
 
