@@ -46,6 +46,9 @@ final class RuleDescription {
 				.append(rule.methods().isEmpty() ? " (all methods)" : " " + rule.methods().stream().sorted().toList());
 		}
 		text.append(", key ").append(rule.key().spelling()).append(", cost ").append(rule.cost());
+		if (rule.chargePerMessage()) {
+			text.append(" per message of a streaming gRPC call");
+		}
 		if (block != null) {
 			text.append(", refused keys blocked for ").append(RateLimit.label(block.blockFor()));
 			if (block.multiplier() > 1) {

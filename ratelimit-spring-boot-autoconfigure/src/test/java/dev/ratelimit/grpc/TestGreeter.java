@@ -20,9 +20,9 @@ import org.springframework.util.ClassUtils;
 /**
  * A gRPC service written by hand, without generated stubs: {@code test.Greeter} with a unary {@code SayHello}, a
  * server-streaming {@code Count} (three messages), a client-streaming {@code Upload} (answers how many parts it
- * received), {@code Whoami} (the principal's name) and {@code Send} (calls
- * {@link LimitedSender}, a bean whose method is limited). Messages are UTF-8 strings. It counts the calls its
- * methods receive.
+ * received), a bidirectional {@code Chat} (echoes each message), {@code Whoami} (the principal's name) and {@code Send}
+ * (calls {@link LimitedSender}, a bean whose method is limited). Messages are UTF-8 strings. It counts the calls its
+ * methods receive, and the messages {@code Upload} and {@code Chat} receive.
  */
 public class TestGreeter implements BindableService {
 
@@ -55,7 +55,12 @@ public class TestGreeter implements BindableService {
 
 	static final MethodDescriptor<String, String> UPLOAD = method("Upload", MethodDescriptor.MethodType.CLIENT_STREAMING);
 
+	static final MethodDescriptor<String, String> CHAT = method("Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
+
 	final AtomicInteger received = new AtomicInteger();
+
+	/** The messages {@code Upload} and {@code Chat} received. */
+	final AtomicInteger messages = new AtomicInteger();
 
 	private final LimitedSender sender;
 
@@ -95,6 +100,7 @@ public class TestGreeter implements BindableService {
 
 					@Override
 					public void onNext(String part) {
+						TestGreeter.this.messages.incrementAndGet();
 						this.parts++;
 					}
 
@@ -105,6 +111,27 @@ public class TestGreeter implements BindableService {
 					@Override
 					public void onCompleted() {
 						response.onNext(this.parts + " parts");
+						response.onCompleted();
+					}
+
+				};
+			}))
+			.addMethod(CHAT, ServerCalls.asyncBidiStreamingCall((response) -> {
+				this.received.incrementAndGet();
+				return new StreamObserver<String>() {
+
+					@Override
+					public void onNext(String message) {
+						TestGreeter.this.messages.incrementAndGet();
+						response.onNext("echo " + message);
+					}
+
+					@Override
+					public void onError(Throwable failure) {
+					}
+
+					@Override
+					public void onCompleted() {
 						response.onCompleted();
 					}
 
