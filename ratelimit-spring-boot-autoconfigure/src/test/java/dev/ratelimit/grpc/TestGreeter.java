@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.grpc.BindableService;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 
@@ -20,7 +21,7 @@ import org.springframework.util.ClassUtils;
 /**
  * A gRPC service written by hand, without generated stubs: {@code test.Greeter} with a unary {@code SayHello}, a
  * server-streaming {@code Count} (three messages), a client-streaming {@code Upload} (answers how many parts it
- * received), a bidirectional {@code Chat} (echoes each message), {@code Whoami} (the principal's name) and {@code Send}
+ * received; ends the call with {@code INVALID_ARGUMENT} at once at a part {@code reject}), a bidirectional {@code Chat} (echoes each message), {@code Whoami} (the principal's name) and {@code Send}
  * (calls {@link LimitedSender}, a bean whose method is limited). Messages are UTF-8 strings. It counts the calls its
  * methods receive, and the messages {@code Upload} and {@code Chat} receive.
  */
@@ -98,10 +99,17 @@ public class TestGreeter implements BindableService {
 
 					private int parts;
 
+					private boolean rejected;
+
 					@Override
 					public void onNext(String part) {
 						TestGreeter.this.messages.incrementAndGet();
 						this.parts++;
+						if ("reject".equals(part) && !this.rejected) {
+							// the service ends the call before its client has sent everything
+							this.rejected = true;
+							response.onError(Status.INVALID_ARGUMENT.withDescription("rejected").asRuntimeException());
+						}
 					}
 
 					@Override
@@ -110,8 +118,10 @@ public class TestGreeter implements BindableService {
 
 					@Override
 					public void onCompleted() {
-						response.onNext(this.parts + " parts");
-						response.onCompleted();
+						if (!this.rejected) {
+							response.onNext(this.parts + " parts");
+							response.onCompleted();
+						}
 					}
 
 				};
