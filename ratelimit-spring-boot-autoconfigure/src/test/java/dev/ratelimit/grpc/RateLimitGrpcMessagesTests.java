@@ -130,6 +130,30 @@ class RateLimitGrpcMessagesTests {
 		assertThat(refused.details().getMessage()).startsWith("Rate limit 'calls' of 2 per hour exceeded");
 	}
 
+	@org.junit.jupiter.api.Test
+	void aRuleKeyedByPrincipalChargesEachMessageToTheUserTheCallWasAuthenticatedAs() {
+		try (GrpcApp app = GrpcStack.NETTY.start(RateLimitGrpcTests.SecuredApplication.class,
+				Map.of("ratelimit.rules.talk.paths", "/test.Greeter/Chat", "ratelimit.rules.talk.key", "principal",
+						"ratelimit.rules.talk.limit", String.valueOf(LIMIT), "ratelimit.rules.talk.window", "1h",
+						"ratelimit.rules.talk.algorithm", "sliding-window-log", "ratelimit.rules.talk.charge-per-message",
+						"true"))) {
+			TestGreeter greeter = app.context().getBean(TestGreeter.class);
+			GrpcApp.Reply alice = app.stream(TestGreeter.CHAT, messages(20), basic("alice"));
+			assertThat(alice.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+			assertThat(alice.details().getMessage()).startsWith("Rate limit 'talk'");
+			assertThat(greeter.messages.get()).isEqualTo(LIMIT);
+			// bob's messages, from the same address, are his own budget's
+			GrpcApp.Reply bob = app.stream(TestGreeter.CHAT, messages(LIMIT), basic("bob"));
+			assertThat(bob.code()).isEqualTo(Status.Code.OK);
+			assertThat(greeter.messages.get()).isEqualTo(2 * LIMIT);
+		}
+	}
+
+	private static Map<String, String> basic(String user) {
+		return Map.of("authorization", "Basic " + java.util.Base64.getEncoder()
+			.encodeToString((user + ":secret").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+	}
+
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', textBlock = """
 			ratelimit.rules.bad.methods=GET            | leave out POST, the method of every gRPC call
