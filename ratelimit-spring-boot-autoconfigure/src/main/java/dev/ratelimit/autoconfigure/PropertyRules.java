@@ -134,7 +134,7 @@ final class PropertyRules {
 			if (period != null) {
 				builder.period(period, rule.getZone());
 			}
-			return rule.applyTo(builder).build();
+			return perMessage(rule.applyTo(builder).build());
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(ex);
@@ -151,6 +151,38 @@ final class PropertyRules {
 			return null;
 		}
 		return ResponseCost.header(name, costFrom, rule.isCostFromExpose());
+	}
+
+	/**
+	 * Checks a rule that charges the messages of streaming gRPC calls: it must be able to match a gRPC call (a
+	 * {@code POST}), and charge what a message can be charged (not a slot, a status or a cost read once the call ends).
+	 */
+	private static RateLimitRule perMessage(RateLimitRule rule) {
+		if (!rule.chargePerMessage()) {
+			return rule;
+		}
+		String reason = null;
+		if (!rule.methods().isEmpty() && !rule.methods().contains("POST")) {
+			reason = "the rule's methods " + rule.methods() + " leave out POST, the method of every gRPC call: it can "
+					+ "only match HTTP requests, and each of them is one message; remove charge-per-message, or add POST "
+					+ "to methods";
+		}
+		else if (rule.concurrency() != null) {
+			reason = "a call holds its slot of concurrency from its start to its end, whatever it carries; limit the "
+					+ "calls in flight and the messages in two rules";
+		}
+		else if (rule.countStatuses() != null) {
+			reason = "count-statuses charges a call by the status it ends with, once; charge the messages and count "
+					+ "statuses in two rules";
+		}
+		else if (rule.costFrom() != null) {
+			reason = "cost-from reads a call's actual cost once it ends; charge the messages and read the cost in two "
+					+ "rules";
+		}
+		if (reason != null) {
+			throw new InvalidRateLimitRuleException(rule.name(), "charge-per-message", true, reason);
+		}
+		return rule;
 	}
 
 	/** Whether a rule limits requests in flight only: a concurrency, and no limit, window, burst, limits or plans. */

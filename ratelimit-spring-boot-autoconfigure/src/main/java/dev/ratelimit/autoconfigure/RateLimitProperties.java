@@ -739,6 +739,11 @@ public class RateLimitProperties {
 		 */
 		private boolean enforce = true;
 
+		/**
+		 * Whether each message a client sends on a streaming gRPC call the rule matches is charged (the call's start pays for its first, a refused message ends the call with RESOURCE_EXHAUSTED), rather than the call once; an HTTP request is one message.
+		 */
+		private boolean chargePerMessage = false;
+
 		public List<String> getPaths() {
 			return this.paths;
 		}
@@ -850,7 +855,9 @@ public class RateLimitProperties {
 		 * @return the builder
 		 */
 		RateLimitRule.Builder applyTo(RateLimitRule.Builder rule) {
-			return rule.allowKeys(new LinkedHashSet<>(this.allowKeys)).enforce(this.enforce);
+			return rule.allowKeys(new LinkedHashSet<>(this.allowKeys))
+				.enforce(this.enforce)
+				.chargePerMessage(this.chargePerMessage);
 		}
 
 		public @Nullable Boolean getShadow() {
@@ -867,6 +874,14 @@ public class RateLimitProperties {
 
 		public void setEnforce(boolean enforce) {
 			this.enforce = enforce;
+		}
+
+		public boolean isChargePerMessage() {
+			return this.chargePerMessage;
+		}
+
+		public void setChargePerMessage(boolean chargePerMessage) {
+			this.chargePerMessage = chargePerMessage;
 		}
 
 	}

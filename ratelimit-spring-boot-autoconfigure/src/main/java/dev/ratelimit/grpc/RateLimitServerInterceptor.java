@@ -13,7 +13,9 @@ import org.springframework.core.Ordered;
  * interceptor take each request: the {@linkplain Turn#BEFORE_AUTHENTICATION first}, ahead of Spring Security's gRPC
  * authentication, applies the rules that match the call's full method name ({@code /helloworld.Greeter/SayHello})
  * but those keyed by {@code principal}; the {@linkplain Turn#AFTER_AUTHENTICATION second}, behind it, those keyed
- * by {@code principal}. A streaming call is charged once, when it starts.
+ * by {@code principal}. A streaming call is charged once, when it starts, unless a rule charges each message its
+ * client sends ({@code charge-per-message}): the call's start pays for the first, and each further one is decided
+ * before its service sees it.
  * <p>
  * A refused call ends with {@code RESOURCE_EXHAUSTED}, a {@code google.rpc.RetryInfo} detail and the rate-limit
  * values in its trailers; one that cannot be decided under {@code fail-closed} with {@code UNAVAILABLE}. An allowed

@@ -165,6 +165,16 @@ public final class RateLimitFlow {
 	}
 
 	/**
+	 * Returns whether a request's client address is on the allow list, so that it skips every rule: for an entry point
+	 * that decides more than the request's start (the messages of a streaming gRPC call).
+	 * @param exchange a request the flow screened
+	 * @return {@code true} when its client address is allowed past every rule
+	 */
+	public boolean allowedPastRules(RateLimitExchange exchange) {
+		return exchange.getAttribute(ALLOWED) != null;
+	}
+
+	/**
 	 * Applies the rules the two turns matched, the client address screened already.
 	 */
 	private CompletableFuture<Boolean> applyMatched(RateLimitExchange exchange, List<RateLimitRule> matched) {

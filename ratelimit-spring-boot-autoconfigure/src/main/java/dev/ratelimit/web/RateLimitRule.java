@@ -56,6 +56,9 @@ import org.springframework.web.util.pattern.PathPattern;
  * headers sent, never refused, and its decisions told to the handler ({@link RateLimitContext})
  * @param costFrom where the actual cost of a request is read once its work is done: its {@code cost} is then a
  * reservation, settled with the actual cost; {@code null} when the cost is known before
+ * @param chargePerMessage whether each message a client sends on a streaming gRPC call the rule matches is charged,
+ * the call's own decision paying for its first; {@code false} to charge a call once, when it starts, whatever it
+ * carries. A request of the other entry points is one message
  * @since 0.1.0
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
@@ -63,7 +66,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable PlanSource plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
 		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block, @Nullable RateLimit concurrency,
-		boolean enforce, @Nullable ResponseCost costFrom) {
+		boolean enforce, @Nullable ResponseCost costFrom, boolean chargePerMessage) {
 
 	/**
 	 * Returns a builder that starts from this rule, to derive another.
@@ -259,6 +262,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 		private @Nullable ResponseCost costFrom;
 
+		private boolean chargePerMessage;
+
 		private Builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
 			this.name = name;
 			this.limits = List.copyOf(limits);
@@ -286,6 +291,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			this.concurrency = from.concurrency;
 			this.enforce = from.enforce;
 			this.costFrom = from.costFrom;
+			this.chargePerMessage = from.chargePerMessage;
 		}
 
 		/**
@@ -438,6 +444,16 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		}
 
 		/**
+		 * Sets whether each message a client sends on a streaming gRPC call is charged, rather than the call once.
+		 * @param perMessage whether it is, {@code false} by default
+		 * @return this builder
+		 */
+		public Builder chargePerMessage(boolean perMessage) {
+			this.chargePerMessage = perMessage;
+			return this;
+		}
+
+		/**
 		 * Builds the rule.
 		 * @return the rule
 		 * @throws InvalidRateLimitRuleException naming {@code missing-key} when a soft rule would refuse requests
@@ -453,7 +469,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
 					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency,
-					this.enforce, this.costFrom);
+					this.enforce, this.costFrom, this.chargePerMessage);
 		}
 
 	}

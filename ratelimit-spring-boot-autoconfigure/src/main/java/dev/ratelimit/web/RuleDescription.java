@@ -57,6 +57,9 @@ final class RuleDescription {
 			text.append(", ").append(rule.allowKeys().size()).append(" keys exempt");
 		}
 		text.append(", cost ").append(rule.cost());
+		if (rule.chargePerMessage()) {
+			text.append(" per message of a streaming gRPC call");
+		}
 		ResponseCost costFrom = rule.costFrom();
 		if (costFrom instanceof ResponseCost.Header header) {
 			text.append(" reserved, settled from header ").append(header.name())

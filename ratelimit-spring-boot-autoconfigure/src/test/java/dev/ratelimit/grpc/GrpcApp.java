@@ -121,6 +121,54 @@ final class GrpcApp implements AutoCloseable {
 	}
 
 	/**
+	 * Makes a client-streaming or bidirectional call: sends every message at once, half-closes, and reads what comes
+	 * back to the call's end.
+	 * @param method the method
+	 * @param requests the messages, sent without waiting for any answer
+	 * @param metadata the call's headers
+	 * @return how it ended, with every message it received
+	 */
+	Reply stream(MethodDescriptor<String, String> method, List<String> requests, Map<String, String> metadata) {
+		Metadata sent = new Metadata();
+		metadata.forEach((name, value) -> sent.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER), value));
+		io.grpc.ClientCall<String, String> call = this.channel.newCall(method,
+				CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS));
+		List<String> messages = new java.util.concurrent.CopyOnWriteArrayList<>();
+		AtomicReference<Metadata> headers = new AtomicReference<>();
+		CompletableFuture<Reply> ended = new CompletableFuture<>();
+		call.start(new io.grpc.ClientCall.Listener<>() {
+
+			@Override
+			public void onHeaders(Metadata received) {
+				headers.set(received);
+			}
+
+			@Override
+			public void onMessage(String message) {
+				messages.add(message);
+			}
+
+			@Override
+			public void onClose(Status status, Metadata trailers) {
+				ended.complete(new Reply(status.getCode(), List.copyOf(messages), headers.get(), trailers,
+						StatusProto.fromStatusAndTrailers(status, trailers)));
+			}
+
+		}, sent);
+		call.request(Integer.MAX_VALUE);
+		for (String request : requests) {
+			call.sendMessage(request);
+		}
+		call.halfClose();
+		try {
+			return ended.get(30, TimeUnit.SECONDS);
+		}
+		catch (ExecutionException | InterruptedException | TimeoutException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
 	 * Starts a call and sends one message without ending it: a call in flight until the test half-closes or cancels
 	 * it.
 	 * @param method the method, client-streaming

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.grpc.BindableService;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 
@@ -20,9 +21,9 @@ import org.springframework.util.ClassUtils;
 /**
  * A gRPC service written by hand, without generated stubs: {@code test.Greeter} with a unary {@code SayHello}, a
  * server-streaming {@code Count} (three messages), a client-streaming {@code Upload} (answers how many parts it
- * received), {@code Whoami} (the principal's name) and {@code Send} (calls
- * {@link LimitedSender}, a bean whose method is limited). Messages are UTF-8 strings. It counts the calls its
- * methods receive.
+ * received; ends the call with {@code INVALID_ARGUMENT} at once at a part {@code reject}), a bidirectional {@code Chat} (echoes each message), {@code Whoami} (the principal's name) and {@code Send}
+ * (calls {@link LimitedSender}, a bean whose method is limited). Messages are UTF-8 strings. It counts the calls its
+ * methods receive, and the messages {@code Upload} and {@code Chat} receive.
  */
 public class TestGreeter implements BindableService {
 
@@ -55,7 +56,12 @@ public class TestGreeter implements BindableService {
 
 	static final MethodDescriptor<String, String> UPLOAD = method("Upload", MethodDescriptor.MethodType.CLIENT_STREAMING);
 
+	static final MethodDescriptor<String, String> CHAT = method("Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
+
 	final AtomicInteger received = new AtomicInteger();
+
+	/** The messages {@code Upload} and {@code Chat} received. */
+	final AtomicInteger messages = new AtomicInteger();
 
 	private final LimitedSender sender;
 
@@ -93,9 +99,17 @@ public class TestGreeter implements BindableService {
 
 					private int parts;
 
+					private boolean rejected;
+
 					@Override
 					public void onNext(String part) {
+						TestGreeter.this.messages.incrementAndGet();
 						this.parts++;
+						if ("reject".equals(part) && !this.rejected) {
+							// the service ends the call before its client has sent everything
+							this.rejected = true;
+							response.onError(Status.INVALID_ARGUMENT.withDescription("rejected").asRuntimeException());
+						}
 					}
 
 					@Override
@@ -104,7 +118,30 @@ public class TestGreeter implements BindableService {
 
 					@Override
 					public void onCompleted() {
-						response.onNext(this.parts + " parts");
+						if (!this.rejected) {
+							response.onNext(this.parts + " parts");
+							response.onCompleted();
+						}
+					}
+
+				};
+			}))
+			.addMethod(CHAT, ServerCalls.asyncBidiStreamingCall((response) -> {
+				this.received.incrementAndGet();
+				return new StreamObserver<String>() {
+
+					@Override
+					public void onNext(String message) {
+						TestGreeter.this.messages.incrementAndGet();
+						response.onNext("echo " + message);
+					}
+
+					@Override
+					public void onError(Throwable failure) {
+					}
+
+					@Override
+					public void onCompleted() {
 						response.onCompleted();
 					}
 

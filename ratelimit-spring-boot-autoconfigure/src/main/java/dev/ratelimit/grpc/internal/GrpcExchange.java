@@ -28,7 +28,8 @@ import dev.ratelimit.web.internal.DetachedExchange;
  * One gRPC call as the {@link dev.ratelimit.web.RateLimitFlow} reads it: its path is the full method name as gRPC
  * sends it over HTTP/2 ({@code /helloworld.Greeter/SayHello}, always {@code POST}), its headers are the call's
  * metadata, its client address the peer's (or the trusted proxies' forwarded header), its principal Spring
- * Security's. Decided on the thread gRPC starts the call on (the server's executor), which may block. What the flow
+ * Security's. Decided on the thread gRPC starts the call on (the server's executor), which may block; the exchange of
+ * one of its messages ({@link #forMessage}) without blocking. What the flow
  * writes (headers, a refusal, charges to settle) is kept for the interceptors to send.
  */
 final class GrpcExchange extends DetachedExchange {
@@ -54,6 +55,12 @@ final class GrpcExchange extends DetachedExchange {
 
 	private @Nullable HttpHeaders headers;
 
+	/** Whether this is the exchange of one message of a call, decided without blocking. */
+	private final boolean message;
+
+	/** The principal of a message's call, read when the call was decided; unused by a call's own exchange. */
+	private final @Nullable String principal;
+
 	/**
 	 * Creates the exchange of a call.
 	 * @param call the call, or {@code null} for an exchange that only answers a refusal (a limited bean method
@@ -66,6 +73,38 @@ final class GrpcExchange extends DetachedExchange {
 		this.metadata = metadata;
 		this.addresses = addresses;
 		this.target = (call != null) ? "/" + call.getMethodDescriptor().getFullMethodName() : "";
+		this.message = false;
+		this.principal = null;
+	}
+
+	private GrpcExchange(GrpcExchange call, @Nullable String principal) {
+		this.call = call.call;
+		this.metadata = call.metadata;
+		this.addresses = call.addresses;
+		this.target = call.target;
+		this.path = call.path;
+		this.clientAddress = call.clientAddress;
+		this.message = true;
+		this.principal = principal;
+	}
+
+	/**
+	 * Returns the exchange of one message the client sends on this call ({@code charge-per-message}): the call's
+	 * metadata, client address and principal, decided without blocking (a message arrives on the call's executor, which
+	 * may be the transport's), with rate-limit values and a refusal of its own.
+	 * @param principal the call's principal, read when the call was decided
+	 * @return the message's exchange
+	 */
+	GrpcExchange forMessage(@Nullable String principal) {
+		return new GrpcExchange(this, principal);
+	}
+
+	/**
+	 * Returns the name of the principal of the call the calling thread serves, for the exchanges of its messages.
+	 * @return the name, or {@code null} when anonymous
+	 */
+	static @Nullable String currentPrincipal() {
+		return SECURITY_PRESENT ? SecurityPrincipal.name() : null;
 	}
 
 	@Override
@@ -152,7 +191,7 @@ final class GrpcExchange extends DetachedExchange {
 	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
 		RuleKey key = rule.key();
 		if (key instanceof RuleKey.Principal) {
-			return CompletableFuture.completedFuture(SECURITY_PRESENT ? SecurityPrincipal.name() : null);
+			return CompletableFuture.completedFuture(this.message ? this.principal : currentPrincipal());
 		}
 		if (key instanceof RuleKey.Param) {
 			// a gRPC call has no query string: the rule's missing-key setting decides
@@ -165,7 +204,7 @@ final class GrpcExchange extends DetachedExchange {
 
 	@Override
 	public boolean mayBlock() {
-		return true;
+		return !this.message;
 	}
 
 	@Override

@@ -1,6 +1,12 @@
 package dev.ratelimit.grpc.internal;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.grpc.Context;
 import io.grpc.Contexts;
@@ -17,21 +23,26 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
+import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.ResponseCost;
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.internal.RateLimitRules;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Applies rules to gRPC calls, for the two {@link dev.ratelimit.grpc.RateLimitServerInterceptor}s, by driving the
  * {@link RateLimitFlow} with what is gRPC's own: the call's exchange, kept in its {@link Context} for the second
  * turn and for the {@link dev.ratelimit.RateLimited} bean methods the service calls; the rate-limit values added to
  * the response headers of an allowed call; a refused call closed with its status and trailers; the charges of
- * {@code count-statuses} rules settled when the call closes, by the HTTP status its gRPC status stands for.
+ * {@code count-statuses} rules settled when the call closes, by the HTTP status its gRPC status stands for; the
+ * messages of a streaming call charged one by one under the rules that charge per message
+ * ({@link ChargedMessages}).
  *
  * @since 0.1.0
  */
-public final class GrpcRateLimitSupport {
+public final class GrpcRateLimitSupport implements AutoCloseable {
 
 	private static final Context.Key<GrpcExchange> EXCHANGE = Context.key("dev.ratelimit.grpc.exchange");
 
@@ -40,6 +51,9 @@ public final class GrpcRateLimitSupport {
 	private final RateLimitRules rules;
 
 	private final ClientAddressResolver addresses;
+
+	/** Delivers the messages whose charges were decided after the thread they came on had moved on. */
+	private final ExecutorService messages;
 
 	/**
 	 * Creates the support.
@@ -51,6 +65,11 @@ public final class GrpcRateLimitSupport {
 		this.flow = flow;
 		this.rules = rules;
 		this.addresses = addresses;
+		// as grpc-java's default executor: a thread per delivery in progress, none when idle
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("ratelimit-grpc-messages-");
+		threads.setDaemon(true);
+		this.messages = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+				threads);
 	}
 
 	/**
@@ -72,7 +91,9 @@ public final class GrpcRateLimitSupport {
 		if (before && !this.flow.beforeAuthentication(exchange).join()) {
 			return refuse(call, exchange);
 		}
-		return proceed(call, headers, next, exchange);
+		return proceed(call, headers, next, exchange,
+				before ? perMessage(call, exchange,
+						() -> this.rules.matchBeforeAuthentication(exchange.method(), exchange::path)) : List.of());
 	}
 
 	/**
@@ -95,8 +116,13 @@ public final class GrpcRateLimitSupport {
 		if (!this.flow.afterAuthentication(exchange).join()) {
 			return refuse(call, exchange);
 		}
+		List<RateLimitRule> perMessage = perMessage(call, exchange,
+				() -> this.rules.matchAfterAuthentication(exchange.method(), exchange::path, null));
+		if (earlier == null) {
+			return proceed(call, headers, next, exchange, perMessage);
+		}
 		// the first turn's call sends the headers of both
-		return (earlier != null) ? next.startCall(call, headers) : proceed(call, headers, next, exchange);
+		return chargingMessages(call, next.startCall(call, headers), exchange, perMessage);
 	}
 
 	/**
@@ -130,12 +156,52 @@ public final class GrpcRateLimitSupport {
 		return (rejection != null) ? GrpcRefusals.of(rejection, exchange) : null;
 	}
 
+	/**
+	 * Returns the rules among those a turn matched that charge each message a streaming call's client sends, when the
+	 * call is one and the flow let it go on under its rules.
+	 */
+	private List<RateLimitRule> perMessage(ServerCall<?, ?> call, GrpcExchange exchange,
+			Supplier<List<RateLimitRule>> matched) {
+		if (call.getMethodDescriptor().getType().clientSendsOneMessage() || this.flow.allowedPastRules(exchange)) {
+			return List.of();
+		}
+		return matched.get().stream().filter(RateLimitRule::chargePerMessage).toList();
+	}
+
+	/**
+	 * Returns the listener of a call whose messages are charged under rules, one by one, or the call's own when no
+	 * rule charges them.
+	 */
+	private <Q> ServerCall.Listener<Q> chargingMessages(ServerCall<Q, ?> call, ServerCall.Listener<Q> listener,
+			GrpcExchange exchange, List<RateLimitRule> perMessage) {
+		if (perMessage.isEmpty()) {
+			return listener;
+		}
+		// the call's principal, read where the call is decided, for every message
+		String principal = GrpcExchange.currentPrincipal();
+		return new ChargedMessages<>(listener, call, () -> {
+			GrpcExchange message = exchange.forMessage(principal);
+			return this.flow.apply(message, perMessage)
+				.thenApply((allowed) -> allowed ? null
+						: GrpcRefusals.of(Objects.requireNonNull(message.rejection()), message));
+		}, this.messages);
+	}
+
+	/**
+	 * Stops the threads that deliver messages whose charges were decided late.
+	 */
+	@Override
+	public void close() {
+		this.messages.shutdown();
+	}
+
 	private <Q, R> ServerCall.Listener<Q> proceed(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next,
-			GrpcExchange exchange) {
+			GrpcExchange exchange, List<RateLimitRule> perMessage) {
 		Context context = Context.current().withValue(EXCHANGE, exchange);
 		ServerCall.Listener<Q> listener;
+		LimitedCall<Q, R> limited = new LimitedCall<>(call, exchange);
 		try {
-			listener = Contexts.interceptCall(context, new LimitedCall<>(call, exchange), headers, next);
+			listener = Contexts.interceptCall(context, limited, headers, next);
 		}
 		catch (RuntimeException | Error ex) {
 			// a later interceptor threw instead of closing the call: grpc-java closes the stream, and neither close nor
@@ -143,7 +209,7 @@ public final class GrpcRateLimitSupport {
 			this.flow.release(exchange.takeAfterResponse());
 			throw ex;
 		}
-		return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
+		return chargingMessages(limited, new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
 
 			@Override
 			public void onCancel() {
@@ -155,7 +221,7 @@ public final class GrpcRateLimitSupport {
 				super.onCancel();
 			}
 
-		};
+		}, exchange, perMessage);
 	}
 
 	private <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, GrpcExchange exchange) {

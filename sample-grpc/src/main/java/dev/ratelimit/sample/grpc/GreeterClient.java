@@ -1,5 +1,6 @@
 package dev.ratelimit.sample.grpc;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -15,13 +16,14 @@ import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Calls the running sample as any gRPC client would, and prints what a client sees of the limits: the
  * {@code ratelimit} header of allowed calls, and the status, retry delay and trailers of refused ones. Arguments:
- * the method ({@code hello} or {@code stream}), how many calls, the API key (optional), the server (default
- * {@code 127.0.0.1:9090}).
+ * the method ({@code hello}, {@code stream} or {@code chat}), how many calls (for {@code chat}: how many messages on
+ * one stream), the API key (optional), the server (default {@code 127.0.0.1:9090}).
  */
 public final class GreeterClient {
 
@@ -35,6 +37,10 @@ public final class GreeterClient {
 		String target = (args.length > 3) ? args[3] : "127.0.0.1:9090";
 		ManagedChannel channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
 		try {
+			if (method.equals("chat")) {
+				chat(channel, calls, apiKey);
+				return;
+			}
 			for (int i = 1; i <= calls; i++) {
 				Metadata sent = new Metadata();
 				if (!apiKey.isEmpty()) {
@@ -69,6 +75,48 @@ public final class GreeterClient {
 		finally {
 			channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
 		}
+	}
+
+	/** Sends the messages on one stream, at once, and prints each answer and how the stream ended. */
+	private static void chat(ManagedChannel channel, int messages, String apiKey) throws InterruptedException {
+		Metadata sent = new Metadata();
+		if (!apiKey.isEmpty()) {
+			sent.put(Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER), apiKey);
+		}
+		CountDownLatch ended = new CountDownLatch(1);
+		StreamObserver<HelloRequest> requests = GreeterGrpc.newStub(channel)
+			.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(sent))
+			.withDeadlineAfter(10, TimeUnit.SECONDS)
+			.chat(new StreamObserver<>() {
+
+				private int answers;
+
+				@Override
+				public void onNext(HelloReply reply) {
+					System.out.println(++this.answers + ": " + reply.getMessage());
+				}
+
+				@Override
+				public void onError(Throwable failure) {
+					StatusRuntimeException ex = (StatusRuntimeException) failure;
+					System.out.println("ended: " + ex.getStatus().getCode() + " " + ex.getStatus().getDescription());
+					System.out.println("   retry delay: " + retryDelay(ex) + "  ratelimit: "
+							+ value(ex.getTrailers(), "ratelimit"));
+					ended.countDown();
+				}
+
+				@Override
+				public void onCompleted() {
+					System.out.println("ended: OK");
+					ended.countDown();
+				}
+
+			});
+		for (int i = 1; i <= messages; i++) {
+			requests.onNext(HelloRequest.newBuilder().setName("message " + i).build());
+		}
+		requests.onCompleted();
+		ended.await(15, TimeUnit.SECONDS);
 	}
 
 	private static String value(@Nullable Metadata metadata, String name) {

@@ -28,4 +28,26 @@ public class GreeterService extends GreeterGrpc.GreeterImplBase {
 		responses.onCompleted();
 	}
 
+	@Override
+	public StreamObserver<HelloRequest> chat(StreamObserver<HelloReply> responses) {
+		return new StreamObserver<>() {
+
+			@Override
+			public void onNext(HelloRequest request) {
+				responses.onNext(HelloReply.newBuilder().setMessage("Hello, " + request.getName()).build());
+			}
+
+			@Override
+			public void onError(Throwable failure) {
+				// the client went away, or the rules ended the call: nothing to answer
+			}
+
+			@Override
+			public void onCompleted() {
+				responses.onCompleted();
+			}
+
+		};
+	}
+
 }

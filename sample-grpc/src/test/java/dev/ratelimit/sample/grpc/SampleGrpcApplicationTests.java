@@ -105,6 +105,45 @@ class SampleGrpcApplicationTests {
 		assertThat(Integer.parseInt(next.replaceAll(".*\"greeter\";r=(\\d+).*", "$1"))).isEqualTo(remaining - 1);
 	}
 
+	@Test
+	void aChatStreamCarriesFiveMessagesPerMinutePerApiKey() throws Exception {
+		Metadata metadata = new Metadata();
+		metadata.put(Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER), "chatter");
+		List<String> replies = new java.util.concurrent.CopyOnWriteArrayList<>();
+		java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
+		io.grpc.stub.StreamObserver<HelloRequest> requests = GreeterGrpc.newStub(this.channel)
+			.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata))
+			.withDeadlineAfter(10, TimeUnit.SECONDS)
+			.chat(new io.grpc.stub.StreamObserver<>() {
+
+				@Override
+				public void onNext(dev.ratelimit.sample.grpc.proto.HelloReply reply) {
+					replies.add(reply.getMessage());
+				}
+
+				@Override
+				public void onError(Throwable failure) {
+					ended.complete(failure);
+				}
+
+				@Override
+				public void onCompleted() {
+					ended.complete(null);
+				}
+
+			});
+		for (int i = 1; i <= 8; i++) {
+			requests.onNext(HelloRequest.newBuilder().setName("message " + i).build());
+		}
+		requests.onCompleted();
+		StatusRuntimeException refused = (StatusRuntimeException) ended.get(10, TimeUnit.SECONDS);
+		assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+		assertThat(refused.getStatus().getDescription()).startsWith("Rate limit 'chat' of 5 per minute exceeded");
+		assertThat(retryDelay(refused)).isPositive();
+		assertThat(replies).containsExactly("Hello, message 1", "Hello, message 2", "Hello, message 3",
+				"Hello, message 4", "Hello, message 5");
+	}
+
 	private GreeterGrpc.GreeterBlockingStub stub(String apiKey) {
 		Metadata metadata = new Metadata();
 		metadata.put(Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER), apiKey);
