@@ -24,7 +24,7 @@ class RuleDescriptionTests {
 					Objects.requireNonNull(RuleKey.parse("header:X-Api-Key")), "ratelimit.rules.chat")
 			.paths(List.of(PathPatternParser.defaultInstance.parse("/chat/**")), Set.of("POST"))
 			.excludePaths(List.of(PathPatternParser.defaultInstance.parse("/chat/health")))
-			.missingKey(MissingKey.REJECT)
+			.missingKey(MissingKey.SKIP)
 			.allowKeys(Set.of("internal"))
 			.cost(500)
 			.costFrom(ResponseCost.header("chat", "header:X-Tokens-Used", false))
@@ -37,7 +37,7 @@ class RuleDescriptionTests {
 			.build();
 		assertThat(rule.describe()).doesNotContain("\n")
 			.isEqualTo("Rate limit 'chat': 100 per 1m and 2 in flight (lease 1m), token-bucket, on [/chat/**] [POST]"
-					+ " except [/chat/health], key header:X-Api-Key (missing: reject), 1 keys exempt, cost 500 reserved,"
+					+ " except [/chat/health], key header:X-Api-Key (missing: skip), 1 keys exempt, cost 500 reserved,"
 					+ " settled from header X-Tokens-Used (hidden), plans gold=[1000/1m] from header X-Plan,"
 					+ " counts statuses 2xx, when bean businessHours says so, soft (never refuses; the handler is told)");
 	}
