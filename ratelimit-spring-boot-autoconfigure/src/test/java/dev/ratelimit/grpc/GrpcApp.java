@@ -41,9 +41,16 @@ final class GrpcApp implements AutoCloseable {
 
 	private final ManagedChannel channel;
 
+	/**
+	 * The connection of the calls held open apart ({@link #openApart}), so that Tomcat ending the others'
+	 * connection after refused streams (GOAWAY ENHANCE_YOUR_CALM, docs/grpc.md) does not end a held call.
+	 */
+	private final ManagedChannel held;
+
 	GrpcApp(ConfigurableApplicationContext context, int port) {
 		this.context = context;
 		this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+		this.held = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
 	}
 
 	ConfigurableApplicationContext context() {
@@ -177,9 +184,26 @@ final class GrpcApp implements AutoCloseable {
 	 * @return the call, and its status once it ends
 	 */
 	Open open(MethodDescriptor<String, String> method, String message, Map<String, String> metadata) {
+		return open(this.channel, method, message, metadata);
+	}
+
+	/**
+	 * Starts a call as {@link #open} does, on a connection of its own: one that the other calls' refusals cannot end
+	 * (Tomcat ends a connection after refused streams, docs/grpc.md).
+	 * @param method the method, client-streaming
+	 * @param message the message
+	 * @param metadata the call's headers
+	 * @return the call, and its status once it ends
+	 */
+	Open openApart(MethodDescriptor<String, String> method, String message, Map<String, String> metadata) {
+		return open(this.held, method, message, metadata);
+	}
+
+	private static Open open(Channel connection, MethodDescriptor<String, String> method, String message,
+			Map<String, String> metadata) {
 		Metadata sent = new Metadata();
 		metadata.forEach((name, value) -> sent.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER), value));
-		io.grpc.ClientCall<String, String> call = this.channel.newCall(method,
+		io.grpc.ClientCall<String, String> call = connection.newCall(method,
 				CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS));
 		CompletableFuture<Status> closed = new CompletableFuture<>();
 		call.start(new io.grpc.ClientCall.Listener<>() {
@@ -210,6 +234,7 @@ final class GrpcApp implements AutoCloseable {
 	@Override
 	public void close() {
 		this.channel.shutdownNow();
+		this.held.shutdownNow();
 		this.context.close();
 	}
 
