@@ -2,9 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
@@ -13,6 +11,7 @@ import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.internal.UnmappedRules;
+import dev.ratelimit.web.reactive.internal.FunctionalRoutePaths;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
@@ -34,14 +33,7 @@ import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
 import org.springframework.http.codec.ServerCodecConfigurer;
-import org.springframework.core.io.Resource;
-import org.springframework.http.HttpMethod;
-import org.springframework.web.reactive.function.server.HandlerFunction;
-import org.springframework.web.reactive.function.server.RequestPredicate;
-import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
-import org.springframework.web.reactive.function.server.RouterFunctions;
-import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
@@ -228,9 +220,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 			for (RouterFunctionMapping routes : this.beanFactory.getBeansOfType(RouterFunctionMapping.class).values()) {
 				RouterFunction<?> function = routes.getRouterFunction();
 				if (function != null) {
-					RouteReader reader = new RouteReader();
-					function.accept(reader);
-					mapped.addAll(reader.routes.patterns());
+					mapped.addAll(FunctionalRoutePaths.of(function));
 				}
 			}
 			for (RequestMappingInfoHandlerMapping mapping : this.beanFactory
@@ -245,108 +235,6 @@ public final class RateLimitWebFluxAutoConfiguration {
 			// gRPC methods, which rules match by path too
 			mapped.addAll(GrpcMethodPaths.of(this.beanFactory));
 			UnmappedRules.warn(this.rules.pathRules(), mapped);
-		}
-
-	}
-
-	/** Reads the path patterns of functional routes. */
-	private static final class RouteReader implements RouterFunctions.Visitor, RequestPredicates.Visitor {
-
-		private final UnmappedRules.Routes routes = new UnmappedRules.Routes();
-
-		@Override
-		public void startNested(RequestPredicate predicate) {
-			this.routes.startPredicate();
-			predicate.accept(this);
-			this.routes.nest();
-		}
-
-		@Override
-		public void endNested(RequestPredicate predicate) {
-			this.routes.endNest();
-		}
-
-		@Override
-		public void route(RequestPredicate predicate, HandlerFunction<?> handlerFunction) {
-			this.routes.startPredicate();
-			predicate.accept(this);
-			this.routes.route();
-		}
-
-		@Override
-		public void resources(Function<ServerRequest, Mono<Resource>> lookupFunction) {
-			// static resources: the warning says they may serve a rule's paths
-		}
-
-		@Override
-		public void attributes(Map<String, Object> attributes) {
-		}
-
-		@Override
-		public void unknown(RouterFunction<?> routerFunction) {
-			this.routes.unknownRoute();
-		}
-
-		@Override
-		public void method(Set<HttpMethod> methods) {
-		}
-
-		@Override
-		public void path(String pattern) {
-			this.routes.path(pattern);
-		}
-
-		@Override
-		public void pathExtension(String extension) {
-		}
-
-		@Override
-		public void header(String name, String value) {
-		}
-
-		@Override
-		public void queryParam(String name, String value) {
-		}
-
-		@Override
-		public void version(String version) {
-		}
-
-		@Override
-		public void startAnd() {
-		}
-
-		@Override
-		public void and() {
-		}
-
-		@Override
-		public void endAnd() {
-		}
-
-		@Override
-		public void startOr() {
-		}
-
-		@Override
-		public void or() {
-		}
-
-		@Override
-		public void endOr() {
-		}
-
-		@Override
-		public void startNegate() {
-		}
-
-		@Override
-		public void endNegate() {
-		}
-
-		@Override
-		public void unknown(RequestPredicate predicate) {
-			this.routes.unknown();
 		}
 
 	}

@@ -3,10 +3,7 @@ package dev.ratelimit.autoconfigure;
 import java.io.IOException;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -16,6 +13,7 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.web.RateLimitContext;
 import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.internal.UnmappedRules;
+import dev.ratelimit.web.servlet.internal.FunctionalRoutePaths;
 import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 
@@ -32,14 +30,7 @@ import org.springframework.web.context.request.NativeWebRequest;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.method.support.ModelAndViewContainer;
-import org.springframework.core.io.Resource;
-import org.springframework.http.HttpMethod;
-import org.springframework.web.servlet.function.HandlerFunction;
-import org.springframework.web.servlet.function.RequestPredicate;
-import org.springframework.web.servlet.function.RequestPredicates;
 import org.springframework.web.servlet.function.RouterFunction;
-import org.springframework.web.servlet.function.RouterFunctions;
-import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.support.RouterFunctionMapping;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -131,9 +122,7 @@ final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitiali
 		for (RouterFunctionMapping routes : this.beanFactory.getBeansOfType(RouterFunctionMapping.class).values()) {
 			RouterFunction<?> function = routes.getRouterFunction();
 			if (function != null) {
-				RouteReader reader = new RouteReader();
-				function.accept(reader);
-				mapped.addAll(reader.routes.patterns());
+				mapped.addAll(FunctionalRoutePaths.of(function));
 			}
 		}
 		for (RequestMappingInfoHandlerMapping mapping : this.beanFactory
@@ -144,108 +133,6 @@ final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitiali
 		// gRPC methods, which rules match by path too
 		mapped.addAll(GrpcMethodPaths.of(this.beanFactory));
 		UnmappedRules.warn(this.rules.pathRules(), mapped);
-	}
-
-	/** Reads the path patterns of functional routes. */
-	private static final class RouteReader implements RouterFunctions.Visitor, RequestPredicates.Visitor {
-
-		private final UnmappedRules.Routes routes = new UnmappedRules.Routes();
-
-		@Override
-		public void startNested(RequestPredicate predicate) {
-			this.routes.startPredicate();
-			predicate.accept(this);
-			this.routes.nest();
-		}
-
-		@Override
-		public void endNested(RequestPredicate predicate) {
-			this.routes.endNest();
-		}
-
-		@Override
-		public void route(RequestPredicate predicate, HandlerFunction<?> handlerFunction) {
-			this.routes.startPredicate();
-			predicate.accept(this);
-			this.routes.route();
-		}
-
-		@Override
-		public void resources(Function<ServerRequest, Optional<Resource>> lookupFunction) {
-			// static resources: the warning says they may serve a rule's paths
-		}
-
-		@Override
-		public void attributes(Map<String, Object> attributes) {
-		}
-
-		@Override
-		public void unknown(RouterFunction<?> routerFunction) {
-			this.routes.unknownRoute();
-		}
-
-		@Override
-		public void method(Set<HttpMethod> methods) {
-		}
-
-		@Override
-		public void path(String pattern) {
-			this.routes.path(pattern);
-		}
-
-		@Override
-		public void pathExtension(String extension) {
-		}
-
-		@Override
-		public void header(String name, String value) {
-		}
-
-		@Override
-		public void param(String name, String value) {
-		}
-
-		@Override
-		public void version(String version) {
-		}
-
-		@Override
-		public void startAnd() {
-		}
-
-		@Override
-		public void and() {
-		}
-
-		@Override
-		public void endAnd() {
-		}
-
-		@Override
-		public void startOr() {
-		}
-
-		@Override
-		public void or() {
-		}
-
-		@Override
-		public void endOr() {
-		}
-
-		@Override
-		public void startNegate() {
-		}
-
-		@Override
-		public void endNegate() {
-		}
-
-		@Override
-		public void unknown(RequestPredicate predicate) {
-			this.routes.unknown();
-		}
-
 	}
 
 }
