@@ -60,6 +60,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 
 	private volatile boolean running;
 
+	private volatile boolean readyAtStart;
+
 	/**
 	 * Creates a runner that sends every call as a command of its own; it connects when started, or on
 	 * its first call. Outside an application context, call {@link #start()} so that the first decisions
@@ -118,6 +120,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 			this.connection.connect()
 				.thenCompose(ScriptConnection.Connected::ready)
 				.get(this.startupNanos, TimeUnit.NANOSECONDS);
+			this.readyAtStart = true;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -130,6 +133,16 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 					+ ((ex instanceof TimeoutException) ? "still connecting" : cause)
 					+ "); decisions meet the failure mode until it is");
 		}
+	}
+
+	/**
+	 * Returns whether Redis was connected and the scripts loaded when {@link #start()} returned: an application tells
+	 * its operators at startup when it was not.
+	 * @return {@code true} once a start found Redis ready
+	 * @since 0.1.0
+	 */
+	public boolean isReadyAtStart() {
+		return this.readyAtStart;
 	}
 
 	/** The client's connect timeout, or Lettuce's default. */

@@ -168,6 +168,14 @@ public final class RateLimitAutoConfiguration {
 							properties.getBatching().isEnabled()));
 		}
 
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnSingleCandidate(LettuceConnectionFactory.class)
+		RedisAtStartReport rateLimitRedisAtStartReport(ObjectProvider<LettuceScriptRunner> runner,
+				LettuceConnectionFactory connectionFactory, RateLimitProperties properties) {
+			return new RedisAtStartReport(runner, connectionFactory, properties.getFailureMode());
+		}
+
 	}
 
 }
