@@ -45,6 +45,12 @@ class RedisAtStartReportTests {
 	}
 
 	@Test
+	void docsShowTheWarningAsItIsWritten() throws java.io.IOException {
+		String operations = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "operations.md"));
+		assertThat(operations).contains(RedisAtStartReport.message("127.0.0.1:6379", dev.ratelimit.FailureMode.FAIL_OPEN));
+	}
+
+	@Test
 	void namesWhatEachFailureModeDoesToRequests() {
 		assertThat(RedisAtStartReport.message("localhost:6379", dev.ratelimit.FailureMode.FAIL_OPEN))
 			.contains("ratelimit.failure-mode=fail-open: requests pass unlimited.");
