@@ -213,7 +213,13 @@ public final class RateLimitSlot implements AutoCloseable {
 		if (limiter == null || this.released.get()) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return limiter.renewSlotAsync(this);
+		return limiter.renewSlotAsync(this).thenCompose((held) -> {
+			if (!this.released.get()) {
+				return CompletableFuture.completedFuture(held);
+			}
+			// given back while the renewal was on its way: a renewal that took a lapsed slot back must not keep it
+			return limiter.releaseSlotAsync(this).handle((given, ex) -> held);
+		});
 	}
 
 	/**

@@ -21,6 +21,7 @@ import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitSlot;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.RateLimiters;
 import dev.ratelimit.testsupport.ClosedPort;
@@ -59,6 +60,45 @@ class ConcurrencySlotTests {
 		runnerB.close();
 		factoryA.destroy();
 		factoryB.destroy();
+	}
+
+	@Test
+	void aRenewalOnItsWayWhenItsSlotIsGivenBackDoesNotKeepIt() {
+		RedisRateLimiter redis = RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, runnerA).keyPrefix(this.prefix).build();
+		RateLimitSlot taken = redis.tryAcquireSlot("renewed", 1, Duration.ofMinutes(1));
+		assertThat(taken.acquired()).isTrue();
+		// the request ends while its renewal is on its way to Redis: the release arrives first, the renewal after
+		RateLimiter releasedWhileRenewing = new RateLimiter() {
+
+			@Override
+			public List<RateLimitDecision> tryAcquire(String key, List<RateLimit> limits, long permits) {
+				return redis.tryAcquire(key, limits, permits);
+			}
+
+			@Override
+			public Algorithm algorithm() {
+				return redis.algorithm();
+			}
+
+			@Override
+			public java.util.concurrent.CompletableFuture<Boolean> renewSlotAsync(RateLimitSlot slot) {
+				slot.releaseAsync().join();
+				return redis.renewSlotAsync(slot);
+			}
+
+			@Override
+			public java.util.concurrent.CompletableFuture<Void> releaseSlotAsync(RateLimitSlot slot) {
+				return redis.releaseSlotAsync(slot);
+			}
+
+		};
+		RateLimitSlot slot = RateLimitSlot.held(releasedWhileRenewing, "renewed", taken.concurrency(),
+				java.util.Objects.requireNonNull(taken.id()), taken.decision());
+		slot.renewAsync().join();
+		// nothing holds the key's one slot: the next request gets it
+		try (RateLimitSlot next = redis.tryAcquireSlot("renewed", 1, Duration.ofMinutes(1))) {
+			assertThat(next.acquired()).isTrue();
+		}
 	}
 
 	@Test
