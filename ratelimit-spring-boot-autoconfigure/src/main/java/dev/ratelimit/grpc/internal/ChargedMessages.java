@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
+import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
@@ -40,6 +41,9 @@ final class ChargedMessages<Q> extends ServerCall.Listener<Q> {
 
 	private final Executor executor;
 
+	/** The call's gRPC context, current while the service hears of a message delivered late. */
+	private final Context context;
+
 	/** The events not delivered yet: {@link Message}s and {@link Event}s. Guarded by itself. */
 	private final ArrayDeque<Object> events = new ArrayDeque<>();
 
@@ -66,6 +70,7 @@ final class ChargedMessages<Q> extends ServerCall.Listener<Q> {
 		this.call = call;
 		this.decide = decide;
 		this.executor = executor;
+		this.context = Context.current();
 	}
 
 	@Override
@@ -159,7 +164,7 @@ final class ChargedMessages<Q> extends ServerCall.Listener<Q> {
 			deliver();
 		};
 		try {
-			this.executor.execute(rest);
+			this.executor.execute(this.context.wrap(rest));
 		}
 		catch (RejectedExecutionException ex) {
 			// shutting down: delivered on the thread that completed the decision
