@@ -126,6 +126,15 @@ public final class RateLimitFlow {
 	}
 
 	/**
+	 * Returns whether a rule counts only some statuses ({@code count-statuses}): entry points that settle those
+	 * charges as the status is committed watch a response only then.
+	 * @return {@code false} when no response needs watching
+	 */
+	public boolean countsStatuses() {
+		return this.rules.countsStatuses();
+	}
+
+	/**
 	 * Returns whether {@link #afterAuthentication} may do anything: when not (no rule keyed by {@code principal},
 	 * no annotated handler), an entry point may let every request go on without it.
 	 * @return {@code false} when that turn lets every request go on untouched

@@ -63,6 +63,8 @@ public final class RateLimitRules {
 
 	private volatile boolean anyHandlerRules;
 
+	private volatile boolean anyHandlerCountsStatuses;
+
 	private volatile boolean methodRulesReadRequests;
 
 	/**
@@ -159,6 +161,9 @@ public final class RateLimitRules {
 					built.forEach(this::register);
 					if (!built.isEmpty()) {
 						this.anyHandlerRules = true;
+					}
+					if (built.stream().anyMatch((rule) -> rule.countStatuses() != null)) {
+						this.anyHandlerCountsStatuses = true;
 					}
 					return List.copyOf(built);
 				});
@@ -292,6 +297,15 @@ public final class RateLimitRules {
 	}
 
 	/**
+	 * Returns whether a rule counts only some statuses ({@code count-statuses}): by path, or of a handler known so
+	 * far (the handlers' rules are built at startup).
+	 * @return {@code false} when no response needs watching for the status it commits
+	 */
+	public boolean countsStatuses() {
+		return this.policy.countsStatuses() || this.anyHandlerCountsStatuses;
+	}
+
+	/**
 	 * Returns the rules that apply by path and method.
 	 * @return the rules from properties
 	 */
@@ -382,11 +396,12 @@ public final class RateLimitRules {
 
 	private record Policy(List<RateLimitRule> pathRules, AddressLists addressLists,
 			List<RateLimitRule> beforeAuthentication, List<RateLimitRule> afterAuthentication,
-			Map<String, Boolean> costHeaders) {
+			Map<String, Boolean> costHeaders, boolean countsStatuses) {
 
 		Policy(List<RateLimitRule> pathRules, AddressLists addressLists) {
 			this(pathRules, addressLists, pathRules.stream().filter((rule) -> !rule.needsAuthentication()).toList(),
-					pathRules.stream().filter(RateLimitRule::needsAuthentication).toList(), costHeaders(pathRules));
+					pathRules.stream().filter(RateLimitRule::needsAuthentication).toList(), costHeaders(pathRules),
+					pathRules.stream().anyMatch((rule) -> rule.countStatuses() != null));
 		}
 
 		private static Map<String, Boolean> costHeaders(List<RateLimitRule> rules) {

@@ -300,7 +300,9 @@ public final class ServletRateLimitSupport {
 		if (!this.flow.mayApplyBeforeAuthentication() && !this.flow.mayApplyAfterAuthentication()) {
 			return response;
 		}
-		HttpServletResponse watched = new CommitWatchingResponse(response, (status) -> settleStatus(request, status));
+		// only a response whose status may be given back is watched for its commit: the others go as they are
+		HttpServletResponse watched = this.flow.countsStatuses()
+				? new CommitWatchingResponse(response, (status) -> settleStatus(request, status)) : response;
 		Map<String, Boolean> headers = this.flow.costHeaders();
 		return headers.isEmpty() ? watched : new CostHeaderResponse(watched, headers);
 	}
