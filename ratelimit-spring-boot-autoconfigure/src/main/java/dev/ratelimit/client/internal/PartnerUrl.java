@@ -209,7 +209,7 @@ public final class PartnerUrl {
 	}
 
 	static int defaultPort(String scheme) {
-		return scheme.equals("https") ? 443 : 80;
+		return (scheme.equals("https") || scheme.equals("wss")) ? 443 : 80;
 	}
 
 	/**

@@ -38,6 +38,8 @@ class PartnerUrlTests {
 			http://host/%61%2D%7e%2e/%2F%3a                          | http://host:80/a-~./%2F%3A
 			http://host/a/%2E%2E/b                                   | http://host:80/b
 			http://host                                              | http://host:80/
+			wss://stream.partner.example/v1                          | wss://stream.partner.example:443/v1
+			ws://stream.partner.example/v1                           | ws://stream.partner.example:80/v1
 			http://host:/x                                           | http://host:80/x
 			""")
 	void readsEverySpellingOfAUrlTheSameWay(String url, String normalised) {
