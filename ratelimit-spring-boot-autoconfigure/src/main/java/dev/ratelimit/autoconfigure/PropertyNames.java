@@ -17,12 +17,12 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.core.ResolvableType;
 
 /**
- * The property names {@link RateLimitProperties} binds, read from its JavaBean properties, so that a misspelt name
- * can be matched to the closest known one.
+ * The property names the parts of the properties bind ({@link PropertyParts}), read from their JavaBean properties,
+ * so that a misspelt name can be matched to the closest known one.
  */
 final class PropertyNames {
 
-	private static final String PREFIX = "ratelimit";
+	private static final String PREFIX = PropertyParts.PREFIX;
 
 	private PropertyNames() {
 	}
@@ -57,7 +57,7 @@ final class PropertyNames {
 	}
 
 	/**
-	 * Walks the properties' types along the name, map keys and list indexes included, down to the first element no
+	 * Walks the parts' types along the name, map keys and list indexes included, down to the first element no
 	 * property has.
 	 */
 	private static @Nullable Level levelOf(ConfigurationPropertyName name) {
@@ -65,29 +65,47 @@ final class PropertyNames {
 				|| !PREFIX.equals(name.getElement(0, ConfigurationPropertyName.Form.DASHED))) {
 			return null;
 		}
-		ResolvableType type = ResolvableType.forClass(RateLimitProperties.class);
+		Map<String, ResolvableType> properties = rootProperties();
 		StringBuilder path = new StringBuilder(PREFIX);
 		int index = 1;
 		while (index < name.getNumberOfElements()) {
-			Class<?> resolved = type.resolve(Object.class);
 			String element = name.getElement(index, ConfigurationPropertyName.Form.DASHED);
-			if (Map.class.isAssignableFrom(resolved) || Collection.class.isAssignableFrom(resolved)) {
-				// a key of the map or an index of the list: the next element is the value's
-				type = Map.class.isAssignableFrom(resolved) ? type.asMap().getGeneric(1) : type.asCollection().getGeneric(0);
-				path.append(name.isNumericIndex(index) ? "[" + element + "]" : "." + element);
-				index++;
-				continue;
-			}
-			Map<String, ResolvableType> properties = propertiesOf(resolved);
-			ResolvableType next = properties.get(element);
-			if (next == null) {
+			ResolvableType type = properties.get(element);
+			if (type == null) {
 				return properties.isEmpty() ? null : new Level(path.toString(), index, properties.keySet());
 			}
-			type = next;
 			path.append('.').append(element);
 			index++;
+			Class<?> resolved = type.resolve(Object.class);
+			while ((Map.class.isAssignableFrom(resolved) || Collection.class.isAssignableFrom(resolved))
+					&& index < name.getNumberOfElements()) {
+				// a key of the map or an index of the list: the next element is the value's
+				type = Map.class.isAssignableFrom(resolved) ? type.asMap().getGeneric(1) : type.asCollection().getGeneric(0);
+				String key = name.getElement(index, ConfigurationPropertyName.Form.DASHED);
+				path.append(name.isNumericIndex(index) ? "[" + key + "]" : "." + key);
+				index++;
+				resolved = type.resolve(Object.class);
+			}
+			properties = propertiesOf(resolved);
 		}
 		return null;
+	}
+
+	/**
+	 * The names right under {@code ratelimit.}: the properties of every part bound there, and the element each part
+	 * bound below it starts with.
+	 */
+	private static Map<String, ResolvableType> rootProperties() {
+		Map<String, ResolvableType> properties = new LinkedHashMap<>();
+		for (PropertyParts.Part part : PropertyParts.ALL) {
+			if (part.prefix().equals(PREFIX)) {
+				properties.putAll(propertiesOf(part.type()));
+			}
+			else {
+				properties.put(part.prefix().substring(PREFIX.length() + 1), ResolvableType.forClass(part.type()));
+			}
+		}
+		return properties;
 	}
 
 	private static Map<String, ResolvableType> propertiesOf(Class<?> type) {

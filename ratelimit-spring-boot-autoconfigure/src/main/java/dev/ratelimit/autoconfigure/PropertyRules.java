@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,23 +87,27 @@ final class PropertyRules {
 	/**
 	 * Returns the limits of a rule or plan as configured: the short form, or several limits.
 	 */
-	static List<LimitDefinition> definitions(String property, String prefix, RateLimitProperties.Limit limit,
-			List<RateLimitProperties.Limit> several) {
+	static List<LimitDefinition> definitions(String property, String prefix, LimitValues shortForm,
+			List<LimitValues> several) {
 		List<LimitDefinition> limits = new ArrayList<>();
 		if (several.isEmpty()) {
-			limits.add(new LimitDefinition(prefix, limit.getLimit(), limit.getWindow(), limit.getBurst()));
+			limits.add(new LimitDefinition(prefix, shortForm.limit(), shortForm.window(), shortForm.burst()));
 		}
-		else if (limit.getLimit() != null || limit.getWindow() != null || limit.getBurst() != null) {
+		else if (shortForm.limit() != null || shortForm.window() != null || shortForm.burst() != null) {
 			throw new InvalidConfigurationPropertyValueException(property + "." + prefix + "limits",
 					several.size() + " limits",
 					"give either limit, window and burst, or limits[*], not both; move the short form into limits");
 		}
 		for (int i = 0; i < several.size(); i++) {
-			RateLimitProperties.Limit each = several.get(i);
-			limits.add(new LimitDefinition(prefix + "limits[" + i + "].", each.getLimit(), each.getWindow(),
-					each.getBurst()));
+			LimitValues each = several.get(i);
+			limits.add(new LimitDefinition(prefix + "limits[" + i + "].", each.limit(), each.window(), each.burst()));
 		}
 		return limits;
+	}
+
+	/** The values of a rule's or a plan's {@code limits[*]}. */
+	private static List<LimitValues> several(List<RateLimitProperties.Limit> limits) {
+		return limits.stream().map((each) -> new LimitValues(each.getLimit(), each.getWindow(), each.getBurst())).toList();
 	}
 
 	private static RateLimitRule rule(RateLimitRuleFactory factory, String name, RateLimitProperties.Rule rule,
@@ -114,10 +119,13 @@ final class PropertyRules {
 		}
 		List<LimitDefinition> limits = (period != null)
 				? List.of(new LimitDefinition("", rule.getLimit(), period.longest(), null))
-				: inFlightOnly(rule) ? List.of() : definitions(property, "", rule, rule.getLimits());
+				: inFlightOnly(rule) ? List.of()
+						: definitions(property, "", new LimitValues(rule.getLimit(), rule.getWindow(), rule.getBurst()),
+								several(rule.getLimits()));
 		Map<String, List<LimitDefinition>> plans = new LinkedHashMap<>();
-		rule.getPlans().forEach((plan, planLimits) -> plans.put(plan,
-				definitions(property, "plans." + plan + ".", planLimits, planLimits.getLimits())));
+		rule.getPlans().forEach((plan, planLimits) -> plans.put(plan, definitions(property, "plans." + plan + ".",
+				new LimitValues(planLimits.getLimit(), planLimits.getWindow(), planLimits.getBurst()),
+				several(planLimits.getLimits()))));
 		try {
 			// a calendar quota is a fixed window, the calendar's, whatever ratelimit.default-algorithm says
 			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits,
@@ -189,6 +197,16 @@ final class PropertyRules {
 	private static boolean inFlightOnly(RateLimitProperties.Rule rule) {
 		return rule.getConcurrency() != null && rule.getLimit() == null && rule.getWindow() == null
 				&& rule.getBurst() == null && rule.getLimits().isEmpty() && rule.getPlans().isEmpty();
+	}
+
+	/**
+	 * One limit as configured: the short form of a rule, a plan or a partner, or one of its {@code limits[*]}.
+	 * @param limit permits per window
+	 * @param window length of the window
+	 * @param burst permits that may be taken at once
+	 */
+	record LimitValues(@Nullable Long limit, @Nullable Duration window, @Nullable Long burst) {
+
 	}
 
 	/**

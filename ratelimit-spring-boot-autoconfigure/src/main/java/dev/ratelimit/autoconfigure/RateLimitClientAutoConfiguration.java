@@ -5,12 +5,14 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.autoconfigure.client.RateLimitClientProperties;
 import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
 import dev.ratelimit.client.RateLimitExchangeFilterFunction;
 import dev.ratelimit.client.internal.ClientMetrics;
 import dev.ratelimit.client.internal.MicrometerClientMetrics;
 import dev.ratelimit.client.internal.PartnerBudgets;
 import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.web.LimitDefinition;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
@@ -24,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.webclient.WebClientCustomizer;
@@ -41,17 +44,19 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitFlow.class)
+@EnableConfigurationProperties(RateLimitClientProperties.class)
 public final class RateLimitClientAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PartnerBudgets rateLimitPartnerBudgets(RateLimitProperties properties, RateLimitFlow flow, RateLimitRules rules,
+	PartnerBudgets rateLimitPartnerBudgets(RateLimitProperties properties, RateLimitClientProperties clients,
+			RateLimitFlow flow, RateLimitRules rules,
 			ObjectProvider<ClientMetrics> metrics, ObjectProvider<Clock> clock, ConfigurableListableBeanFactory beanFactory,
 			ApplicationContext context) {
 		RateLimitRuleFactory factory = RateLimitWebAutoConfiguration.ruleFactory(properties, beanFactory, context);
 		PartnerBudgets.Builder budgets = PartnerBudgets.builder(flow, rules, metrics.getIfAvailable(() -> ClientMetrics.NONE),
 				clock.getIfUnique(Clock::systemUTC));
-		properties.getClients().forEach((name, client) -> add(budgets, factory, name, client));
+		clients.getClients().forEach((name, client) -> add(budgets, factory, name, client));
 		return budgets.build();
 	}
 
@@ -59,7 +64,7 @@ public final class RateLimitClientAutoConfiguration {
 	 * Adds a partner of {@code ratelimit.clients.<name>}, each of its errors naming its property and the fix.
 	 */
 	private static void add(PartnerBudgets.Builder budgets, RateLimitRuleFactory factory, String name,
-			RateLimitProperties.Client client) {
+			RateLimitClientProperties.Client client) {
 		String property = "ratelimit.clients." + name;
 		List<String> urls = client.getUrls();
 		if (urls.isEmpty()) {
@@ -85,10 +90,16 @@ public final class RateLimitClientAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException(property + ".max-learned-block", maxLearnedBlock,
 					"use at least 1ms (1h by default), or learn-from-responses=false to learn nothing");
 		}
+		List<LimitDefinition> limits = PropertyRules.definitions(property, "",
+				new PropertyRules.LimitValues(client.getLimit(), client.getWindow(), client.getBurst()),
+				client.getLimits()
+					.stream()
+					.map((each) -> new PropertyRules.LimitValues(each.getLimit(), each.getWindow(), each.getBurst()))
+					.toList());
 		RateLimitRule rule;
 		try {
-			rule = factory.forAttachment(name, PropertyRules.definitions(property, "", client, client.getLimits()),
-					client.getAlgorithm(), 1, property + " (calls to " + String.join(", ", urls) + ")");
+			rule = factory.forAttachment(name, limits, client.getAlgorithm(), 1,
+					property + " (calls to " + String.join(", ", urls) + ")");
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			String attribute = ex.getAttribute().equals("name") ? "" : "." + ex.getAttribute();

@@ -21,19 +21,16 @@ import dev.ratelimit.web.RateLimitRule;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration properties for rate limiting.
+ * Configuration properties for rate limiting, the part every technology shares: the limiters and Redis, the rules,
+ * the headers, client addresses and plans. Each technology's auto-configuration binds its own part beside it
+ * ({@code ratelimit.clients.*}: {@link dev.ratelimit.autoconfigure.client.RateLimitClientProperties};
+ * {@code ratelimit.filter.*}: {@link dev.ratelimit.autoconfigure.web.RateLimitFilterProperties}); a name under
+ * {@code ratelimit.} that no part binds stops the application at startup.
  *
  * @since 0.1.0
  */
-@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
+@ConfigurationProperties("ratelimit")
 public class RateLimitProperties {
-
-	/**
-	 * The order of the rate-limit filter: after Spring Boot's character-encoding, forwarded-header,
-	 * observation and request-context filters (-105 and earlier), before Spring Security's filter chain
-	 * (-100).
-	 */
-	public static final int DEFAULT_FILTER_ORDER = -101;
 
 	/**
 	 * Whether rate limiting is enabled; when false, no limiter, filter or interceptor is registered.
@@ -91,8 +88,6 @@ public class RateLimitProperties {
 
 	private final Headers headers = new Headers();
 
-	private final Filter filter = new Filter();
-
 	private final Addresses allow = new Addresses();
 
 	private final PlanCache planCache = new PlanCache();
@@ -103,12 +98,6 @@ public class RateLimitProperties {
 	 * Rules by name; each applies to the requests its paths and methods match.
 	 */
 	private Map<String, Rule> rules = new LinkedHashMap<>();
-
-	/**
-	 * The limits of partners this application calls, by name; each applies to the calls of the RestClient,
-	 * WebClient and HTTP interface clients built from Spring Boot's builders whose URLs it covers.
-	 */
-	private Map<String, Client> clients = new LinkedHashMap<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -214,24 +203,12 @@ public class RateLimitProperties {
 		return this.deny;
 	}
 
-	public Filter getFilter() {
-		return this.filter;
-	}
-
 	public Map<String, Rule> getRules() {
 		return this.rules;
 	}
 
 	public void setRules(Map<String, Rule> rules) {
 		this.rules = rules;
-	}
-
-	public Map<String, Client> getClients() {
-		return this.clients;
-	}
-
-	public void setClients(Map<String, Client> clients) {
-		this.clients = clients;
 	}
 
 	/**
@@ -377,83 +354,53 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * A partner's limit on the calls this application makes to it, shared by every instance.
-	 */
-	public static class Client extends Budget {
-
-		/**
-		 * The calls the limit covers: URL patterns such as https://api.partner.example/** (scheme, host and port,
-		 * and a Spring path pattern; a host may start with *. for its subdomains).
-		 */
-		private List<String> urls = new ArrayList<>();
-
-		/**
-		 * How long a call may wait for a permit before it fails with RateLimitExceededException; 0 fails at once.
-		 */
-		private Duration maxWait = Duration.ZERO;
-
-		/**
-		 * Whether a 429 or 503 with Retry-After, or a RateLimit header with r=0, from the partner blocks the budget
-		 * on every instance for as long as the partner says.
-		 */
-		private boolean learnFromResponses = true;
-
-		/**
-		 * The longest block a partner's answer starts: a Retry-After of days, from the partner or a proxy in between,
-		 * blocks the budget this long (and is logged).
-		 */
-		private Duration maxLearnedBlock = Duration.ofHours(1);
-
-		public List<String> getUrls() {
-			return this.urls;
-		}
-
-		public void setUrls(List<String> urls) {
-			this.urls = urls;
-		}
-
-		public Duration getMaxWait() {
-			return this.maxWait;
-		}
-
-		public void setMaxWait(Duration maxWait) {
-			this.maxWait = maxWait;
-		}
-
-		public boolean isLearnFromResponses() {
-			return this.learnFromResponses;
-		}
-
-		public void setLearnFromResponses(boolean learnFromResponses) {
-			this.learnFromResponses = learnFromResponses;
-		}
-
-		public Duration getMaxLearnedBlock() {
-			return this.maxLearnedBlock;
-		}
-
-		public void setMaxLearnedBlock(Duration maxLearnedBlock) {
-			this.maxLearnedBlock = maxLearnedBlock;
-		}
-
-	}
-
-	/**
 	 * The limits of one plan of a rule: limit, window and burst, or several limits.
 	 */
-	public static class Plan extends Limits {
+	public static class Plan {
 
-	}
+		/**
+		 * Permits per window.
+		 */
+		private @Nullable Long limit;
 
-	/**
-	 * Limits: limit, window and burst (the short form for a single limit), or several limits.
-	 */
-	public static class Limits extends Limit {
+		/**
+		 * Length of the window.
+		 */
+		private @Nullable Duration window;
+
+		/**
+		 * For token-bucket and gcra, how many permits may be taken at once; the limit when not set.
+		 */
+		private @Nullable Long burst;
 
 		/**
 		 * Several limits, all charged or none, instead of limit, window and burst.
 		 */
 		private List<Limit> limits = new ArrayList<>();
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
 
 		public List<Limit> getLimits() {
 			return this.limits;
@@ -461,26 +408,6 @@ public class RateLimitProperties {
 
 		public void setLimits(List<Limit> limits) {
 			this.limits = limits;
-		}
-
-	}
-
-	/**
-	 * The limits of a budget (a rule's, a partner's) and the algorithm that decides it.
-	 */
-	public static class Budget extends Limits {
-
-		/**
-		 * The algorithm; ratelimit.default-algorithm when not set.
-		 */
-		private @Nullable Algorithm algorithm;
-
-		public @Nullable Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(@Nullable Algorithm algorithm) {
-			this.algorithm = algorithm;
 		}
 
 	}
@@ -540,33 +467,36 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * The filter that applies the rules from properties: the servlet filter, or the WebFlux web filter.
+	 * How a request is charged, as rules and Spring Cloud Gateway routes both give it: its limits (limit, window and
+	 * burst, the short form for a single limit, or several limits) and algorithm, its cost, the plans, the actual cost
+	 * read after the work, and the requests in flight.
 	 */
-	public static class Filter {
+	public static class Charge {
 
 		/**
-		 * Order of the servlet filter or WebFlux web filter: after Spring Boot's early filters, before Spring Security's (-100).
+		 * Permits per window.
 		 */
-		private int order = DEFAULT_FILTER_ORDER;
+		private @Nullable Long limit;
 
-		public int getOrder() {
-			return this.order;
-		}
+		/**
+		 * Length of the window.
+		 */
+		private @Nullable Duration window;
 
-		public void setOrder(int order) {
-			this.order = order;
-		}
+		/**
+		 * For token-bucket and gcra, how many permits may be taken at once; the limit when not set.
+		 */
+		private @Nullable Long burst;
 
-	}
+		/**
+		 * Several limits, all charged or none, instead of limit, window and burst.
+		 */
+		private List<Limit> limits = new ArrayList<>();
 
-	/**
-	 * One named rule; its limit, window and burst are the short form for a single limit.
-	 */
-	/**
-	 * How a request is charged, as rules and Spring Cloud Gateway routes both give it: its cost, the plans, the actual
-	 * cost read after the work, and the requests in flight.
-	 */
-	public static class Charge extends Budget {
+		/**
+		 * The algorithm; ratelimit.default-algorithm when not set.
+		 */
+		private @Nullable Algorithm algorithm;
 
 		/**
 		 * Permits one request takes.
@@ -602,6 +532,46 @@ public class RateLimitProperties {
 		 * How long a request's slot is held without a renewal: renewed every half lease while it runs, it comes back by itself when an instance crashed; 1m when not set.
 		 */
 		private @Nullable Duration concurrencyLease;
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public List<Limit> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<Limit> limits) {
+			this.limits = limits;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
 
 		public long getCost() {
 			return this.cost;
@@ -661,6 +631,10 @@ public class RateLimitProperties {
 
 	}
 
+	/**
+	 * One named rule: how a request is charged, and which requests it applies to, whose budget they charge and how
+	 * it refuses them.
+	 */
 	public static class Rule extends Charge {
 
 		/**

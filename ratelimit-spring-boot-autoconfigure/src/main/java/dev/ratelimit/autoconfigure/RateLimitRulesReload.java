@@ -15,10 +15,7 @@ import dev.ratelimit.web.RateLimitRule;
 import dev.ratelimit.web.RateLimitRuleFactory;
 import dev.ratelimit.web.internal.RateLimitRules;
 
-import org.springframework.boot.context.properties.bind.BindHandler;
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
@@ -63,9 +60,7 @@ final class RateLimitRulesReload {
 	 * or a binding error naming the property); the rules in force stay
 	 */
 	public synchronized List<String> reload() {
-		RateLimitProperties properties = Binder.get(this.environment)
-			.bindOrCreate("ratelimit", Bindable.of(RateLimitProperties.class),
-					new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+		RateLimitProperties properties = PropertyParts.bind(Binder.get(this.environment));
 		RateLimitRuleFactory factory = this.factories.apply(properties);
 		List<RateLimitRule> pathRules = PropertyRules.of(properties, factory, this.planResolverExists,
 				this.conditions);

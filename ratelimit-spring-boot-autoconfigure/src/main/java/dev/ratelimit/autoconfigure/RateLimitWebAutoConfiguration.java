@@ -42,12 +42,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
@@ -65,7 +65,7 @@ import org.springframework.web.context.WebApplicationContext;
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class })
 @ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(RateLimitProperties.class)
+@Import(RateLimitPropertiesConfiguration.class)
 public final class RateLimitWebAutoConfiguration {
 
 	@Bean

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitFlow;
@@ -27,6 +28,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.annotation.Order;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
@@ -62,6 +64,7 @@ import dev.ratelimit.web.RateLimitContext;
 @ConditionalOnClass({ WebFilter.class, RequestMappingHandlerMapping.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitRules.class)
+@EnableConfigurationProperties(RateLimitFilterProperties.class)
 public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
@@ -78,8 +81,8 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitWebFilter rateLimitWebFilter(ReactiveRateLimitSupport support, RateLimitProperties properties) {
-		return new RateLimitWebFilter(support, properties.getFilter().getOrder());
+	RateLimitWebFilter rateLimitWebFilter(ReactiveRateLimitSupport support, RateLimitFilterProperties properties) {
+		return new RateLimitWebFilter(support, properties.getOrder());
 	}
 
 	@Bean

@@ -5,6 +5,7 @@ import java.util.List;
 
 import jakarta.servlet.DispatcherType;
 
+import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.RateLimitFlow;
@@ -26,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.converter.HttpMessageConverter;
@@ -47,6 +49,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnClass({ HandlerInterceptor.class, WebMvcConfigurer.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitRules.class)
+@EnableConfigurationProperties(RateLimitFilterProperties.class)
 public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
@@ -69,11 +72,11 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(ServletRateLimitSupport support,
-			RateLimitProperties properties, ListableBeanFactory beanFactory) {
+			RateLimitFilterProperties properties, ListableBeanFactory beanFactory) {
 		// gRPC hosted in the servlet container: its calls are the gRPC interceptors', which answer in gRPC
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(support,
 				beanFactory.containsBean(RateLimitGrpcAutoConfiguration.BEFORE_AUTHENTICATION_INTERCEPTOR)));
-		registration.setOrder(properties.getFilter().getOrder());
+		registration.setOrder(properties.getOrder());
 		// ASYNC: the dispatch that writes an asynchronous handler's result settles count-statuses before it commits
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
 		return registration;

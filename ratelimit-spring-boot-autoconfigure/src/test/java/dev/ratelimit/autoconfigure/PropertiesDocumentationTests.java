@@ -14,6 +14,8 @@ import java.util.stream.Collectors;
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.autoconfigure.client.RateLimitClientProperties;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -60,7 +62,7 @@ class PropertiesDocumentationTests {
 	void describesEveryPropertyOfARule() throws IOException {
 		List<String> names = JsonPath.read(METADATA.toFile(), "$.properties[*].name");
 		Map<String, Class<?>> maps = Map.of("ratelimit.rules.*.", RateLimitProperties.Rule.class, "ratelimit.clients.*.",
-				RateLimitProperties.Client.class);
+				RateLimitClientProperties.Client.class);
 		maps.forEach((prefix, leaf) -> {
 			// the type's own fields and those it inherits (limits, algorithm, limit, window, burst)
 			for (Class<?> type = leaf; type != Object.class; type = type.getSuperclass()) {

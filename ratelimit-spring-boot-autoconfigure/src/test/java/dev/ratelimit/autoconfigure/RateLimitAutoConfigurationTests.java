@@ -18,6 +18,7 @@ import dev.ratelimit.redis.SlidingWindowRateLimiter;
 import dev.ratelimit.redis.TokenBucketRateLimiter;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -64,6 +65,25 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("ratelimit.key-prefix")
 				.hasMessageContaining("my shop");
+		});
+	}
+
+	@Test
+	void acceptsTheNamesOfEveryPartWhateverTechnologiesAreAbsent() {
+		this.runner
+			.withPropertyValues("ratelimit.clients.partner.urls=https://partner.example/**",
+					"ratelimit.clients.partner.limit=5", "ratelimit.clients.partner.window=1s", "ratelimit.filter.order=5")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void stopsOnANameThatNoPartBinds() {
+		this.runner.withPropertyValues("ratelimit.filter.order=5", "ratelimit.filtr.order=5").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(UnboundConfigurationPropertiesException.class)
+				.hasMessageContaining("ratelimit.filtr.order")
+				.hasMessageNotContaining("ratelimit.filter.order");
 		});
 	}
 

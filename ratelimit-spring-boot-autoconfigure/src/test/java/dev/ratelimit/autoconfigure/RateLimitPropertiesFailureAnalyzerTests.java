@@ -11,7 +11,6 @@ import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
@@ -20,6 +19,7 @@ import org.springframework.boot.env.PropertiesPropertySourceLoader;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.StandardEnvironment;
@@ -54,6 +54,16 @@ class RateLimitPropertiesFailureAnalyzerTests {
 			.startsWith("Did you mean ratelimit.clients.partner.max-wait?");
 		assertThat(analyze("ratelimit.rules.api.plans.gold.limti=5").getAction())
 			.startsWith("Did you mean ratelimit.rules.api.plans.gold.limit?");
+	}
+
+	@Test
+	void namesTheClosestKnownPropertyOfEveryPart() {
+		assertThat(analyze("ratelimit.filter.ordr=1").getAction()).startsWith("Did you mean ratelimit.filter.order?");
+		assertThat(analyze("ratelimit.client.partner.urls=https://partner.example/**").getAction())
+			.startsWith("Did you mean ratelimit.clients?");
+		assertThat(analyze("ratelimit.filtr.order=1").getAction()).startsWith("Did you mean ratelimit.filter?");
+		assertThat(analyze("ratelimit.clients.partner.limits[0].windw=1s").getAction())
+			.startsWith("Did you mean ratelimit.clients.partner.limits[0].window?");
 	}
 
 	@Test
@@ -138,7 +148,7 @@ class RateLimitPropertiesFailureAnalyzerTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@EnableConfigurationProperties(RateLimitProperties.class)
+	@Import(RateLimitPropertiesConfiguration.class)
 	static class PropertiesOnly {
 
 	}

@@ -29,10 +29,7 @@ import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.context.properties.bind.BindHandler;
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -43,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
  * Every example of the README and of docs/*.md, as written: each Java block compiles as a compilation unit
- * against the starter's class path, and each properties block binds to {@link RateLimitProperties} with
+ * against the starter's class path, and each properties block binds to the parts of the properties ({@link PropertyParts}) with
  * unknown properties refused and starts the auto-configuration, so that an example that drifts from the code
  * fails the build. A block right after {@code <!-- not-run -->} is skipped; shell blocks are not run.
  */
@@ -170,8 +167,7 @@ class ReadmeExamplesTests {
 	}
 
 	private static void bind(Map<String, String> ratelimit) {
-		new Binder(new MapConfigurationPropertySource(ratelimit)).bind("ratelimit",
-				Bindable.of(RateLimitProperties.class), new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+		PropertyParts.bind(new Binder(new MapConfigurationPropertySource(ratelimit)));
 	}
 
 	private static Set<String> ruleNames(Map<String, String> ratelimit) {
