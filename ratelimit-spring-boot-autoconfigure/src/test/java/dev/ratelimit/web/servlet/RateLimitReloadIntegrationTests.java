@@ -78,6 +78,22 @@ class RateLimitReloadIntegrationTests extends RedisBackedWebTests {
 	}
 
 	@Test
+	void readsThePropertiesOfEveryPartAndRefusesANameNoneHas() throws Exception {
+		change("ratelimit.rules.api.limit", "2");
+		change("ratelimit.filter.order", "-50");
+		change("ratelimit.clients.partner.urls", "https://partner.example/**");
+		HttpResponse<String> reload = send(this.port, "POST", "/actuator/ratelimit/reload");
+		assertThat(reload.statusCode()).isEqualTo(200);
+		assertThat(get(this.port, "/api/items").headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=2;w=60");
+		change("ratelimit.rules.api.limit", "3");
+		change("ratelimit.filter.ordr", "-50");
+		reload = send(this.port, "POST", "/actuator/ratelimit/reload");
+		assertThat(reload.statusCode()).isEqualTo(400);
+		assertThat((Boolean) JsonPath.read(reload.body(), "$.reloaded")).isFalse();
+		assertThat(get(this.port, "/api/items").headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=2;w=60");
+	}
+
+	@Test
 	void reloadsWhenSpringCloudReportsAChangedProperty() throws Exception {
 		change("ratelimit.rules.api.limit", "2");
 		this.context.publishEvent(new EnvironmentChangeEvent(this.context, Set.of("ratelimit.rules.api.limit")));
