@@ -257,7 +257,7 @@ public final class RedisCluster implements AutoCloseable {
 
 	/**
 	 * Runs commands on one node over a connection of its own, closed afterwards; cluster redirections
-	 * are not followed, and a stopped node fails them within two seconds.
+	 * are not followed, and a stopped node fails them at once (its connection is refused).
 	 * @param <T> the result type
 	 * @param node the node
 	 * @param commands what to run
