@@ -82,10 +82,11 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private static RedisServerProcess startNode(Path binary) {
-		// the cluster bus listens on the port + 10000, which must be free too
+		// the cluster bus listens on the port + 10000, which must be free too; a master sends a replica its first
+		// copy at once (Redis 7 waits 5 s by default, repl-diskless-sync-delay, for more replicas to share it)
 		return RedisServerProcess.retried(() -> RedisServerProcess.start(binary, freePortWithFreeBusPort(),
 				"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout",
-				Long.toString(NODE_TIMEOUT.toMillis())));
+				Long.toString(NODE_TIMEOUT.toMillis()), "--repl-diskless-sync-delay", "0"));
 	}
 
 	private static int freePortWithFreeBusPort() {
