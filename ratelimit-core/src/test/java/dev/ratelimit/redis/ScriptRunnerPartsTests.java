@@ -152,10 +152,10 @@ class ScriptRunnerPartsTests {
 		deadlines.expire(late, deadline, 0);
 		deadlines.expire(answered, deadline, 0);
 		answered.settle(List.of(1L), null);
-		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> late.answer.get(5, TimeUnit.SECONDS))
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> late.answer.get(30, TimeUnit.SECONDS))
 			.withCauseInstanceOf(QueryTimeoutException.class);
-		// abandoned on the timer's thread right after the answer failed
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(late.abandoned).hasValue(1));
+		// abandoned on the timer's thread right after the answer failed (bounds for a loaded machine, not measures)
+		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(late.abandoned).hasValue(1));
 		assertThat(answered.answer.get()).isEqualTo(List.of(1L));
 		assertThat(answered.abandoned).hasValue(0);
 	}

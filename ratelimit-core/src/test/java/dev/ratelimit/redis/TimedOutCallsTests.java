@@ -1,6 +1,5 @@
 package dev.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,23 +28,22 @@ import dev.ratelimit.RateLimiters;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A call whose caller gave up charges nothing: with Redis paused ({@code CLIENT PAUSE}) past the runner's timeout,
- * the calls fail (or the fallback decides them), Redis runs their scripts when it resumes, and what those took is
- * given back as their replies come. On every path: single decisions, synchronous or not, reservations, blocking
+ * A call whose caller gave up charges nothing: with Redis's scripts paused ({@code CLIENT PAUSE WRITE}) until the
+ * runner's timeout has failed the calls (or the fallback has decided them), Redis runs their scripts when it resumes,
+ * and what those took is given back as their replies come. On every path: single decisions, synchronous or not, reservations, blocking
  * limiters, calls decided together, batched calls and slots of work in flight.
  */
 class TimedOutCallsTests {
 
 	private static final Duration TIMEOUT = Duration.ofMillis(200);
 
-	/** Longer than the timeout and the calls' start, on a loaded machine too. */
-	private static final long PAUSE_MILLIS = 2_000;
+	/** Only if the test never ends the pause: each ends it as soon as its calls have failed. */
+	private static final Duration PAUSE_AT_MOST = Duration.ofSeconds(60);
 
 	private static final int CALLS = 6;
 
@@ -134,16 +132,15 @@ class TimedOutCallsTests {
 	}
 
 	/**
-	 * Pauses Redis, makes {@code count} calls at once (many threads, a start latch), waits for each to be answered
-	 * or to fail, and for Redis to answer again.
+	 * Pauses Redis's scripts, makes {@code count} calls at once (many threads, a start latch), waits for each to be
+	 * answered or to fail, then lets Redis run what it held: the calls are late however long they take to be made.
 	 * @return the failures
 	 */
 	private List<Throwable> duringPause(int count, Function<Integer, CompletableFuture<?>> call) throws Exception {
-		pauseRedis(PAUSE_MILLIS);
 		CountDownLatch start = new CountDownLatch(1);
 		ExecutorService pool = Executors.newFixedThreadPool(count);
 		List<Future<CompletableFuture<?>>> made = new ArrayList<>();
-		try {
+		try (RedisTestServer.Pause pause = this.redis.pauseWrites(PAUSE_AT_MOST)) {
 			for (int i = 0; i < count; i++) {
 				int index = i;
 				made.add(pool.submit(() -> {
@@ -162,8 +159,6 @@ class TimedOutCallsTests {
 					failures.add(Futures.unwrap(ex));
 				}
 			}
-			// the pausing connection's next command waits for the pause to end
-			ping();
 			return failures;
 		}
 		finally {
@@ -185,16 +180,6 @@ class TimedOutCallsTests {
 	private long slotsHeld(RedisRateLimiter limiter, String key) {
 		Long held = this.redis.template().opsForZSet().zCard(limiter.slotKey(key));
 		return (held != null) ? held : 0;
-	}
-
-	private void pauseRedis(long millis) {
-		this.redis.template()
-			.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
-					"PAUSE".getBytes(StandardCharsets.UTF_8), Long.toString(millis).getBytes(StandardCharsets.UTF_8)));
-	}
-
-	private void ping() {
-		this.redis.template().execute((RedisCallback<Object>) (connection) -> connection.ping());
 	}
 
 	private LettuceScriptRunner runner(boolean batching) {

@@ -1,6 +1,5 @@
 package dev.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,21 +19,25 @@ import dev.ratelimit.RateLimiterTimeoutException.Culprit;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A call is timed out by Redis's lateness, not by this JVM's: with a stall of this JVM injected into the runner's
  * stall clock (time its threads were kept from a CPU after the call was made), a Redis pause longer than the timeout
  * but shorter than the stall times no call out, on every path; the same pause without the stall does, and says it
  * was Redis; a stall longer than a call's patience times it out and says it was this JVM. No timing assertions:
- * Redis is paused for longer than the timeout, for much less than the patience a stall gives.
+ * Redis is paused for longer than the timeout (until the call has failed), or for much less than the patience a stall
+ * gives.
  */
 class TimeoutCulpritTests {
 
 	private static final Duration TIMEOUT = Duration.ofMillis(200);
+
+	/** Only if a test never ends its pause: each ends it once its call has failed. */
+	private static final Duration PAUSE_AT_MOST = Duration.ofSeconds(60);
 
 	private static final RateLimit TEN_AN_HOUR = RateLimit.of(10, Duration.ofHours(1));
 
@@ -57,10 +60,12 @@ class TimeoutCulpritTests {
 		LettuceScriptRunner runner = runner();
 		RedisRateLimiter limiter = limiter(runner);
 		String key = "stalled-" + UUID.randomUUID();
-		pauseRedis(600);
-		// this JVM was kept from a CPU for 5 s after the call was made: Redis's 600 ms are well within its patience
-		this.stall.afterTheNextCall(TimeUnit.SECONDS.toNanos(5));
-		path.run(limiter, key);
+		// Redis late by 600 ms, on its own clock: this JVM was kept from a CPU for 5 s after the call was made, and
+		// Redis's 600 ms are well within its patience
+		try (RedisTestServer.Pause pause = this.redis.pauseWrites(Duration.ofMillis(600))) {
+			this.stall.afterTheNextCall(TimeUnit.SECONDS.toNanos(5));
+			path.run(limiter, key);
+		}
 		assertThat(runner.timeouts(Culprit.REDIS) + runner.timeouts(Culprit.CLIENT)).isZero();
 	}
 
@@ -70,9 +75,10 @@ class TimeoutCulpritTests {
 		LettuceScriptRunner runner = runner();
 		RedisRateLimiter limiter = limiter(runner);
 		String key = "paused-" + UUID.randomUUID();
-		pauseRedis(1_500);
-		assertThatExceptionOfType(RateLimiterTimeoutException.class).isThrownBy(() -> path.run(limiter, key))
-			.satisfies((timeout) -> assertThat(timeout.culprit()).isEqualTo(Culprit.REDIS));
+		try (RedisTestServer.Pause pause = this.redis.pauseWrites(PAUSE_AT_MOST)) {
+			assertThatExceptionOfType(RateLimiterTimeoutException.class).isThrownBy(() -> path.run(limiter, key))
+				.satisfies((timeout) -> assertThat(timeout.culprit()).isEqualTo(Culprit.REDIS));
+		}
 		// a slot's call is followed by its release, which may have timed out too by now
 		assertThat(runner.timeouts(Culprit.REDIS)).isBetween(1L, (path == Path.SLOT) ? 2L : 1L);
 		assertThat(runner.timeouts(Culprit.CLIENT)).isZero();
@@ -83,21 +89,16 @@ class TimeoutCulpritTests {
 		LettuceScriptRunner runner = runner();
 		RedisRateLimiter limiter = limiter(runner);
 		String key = "starved-" + UUID.randomUUID();
-		// a call is given ten timeouts, at least a second, of stalls: 2 s here; Redis answers after 3 s
-		pauseRedis(3_000);
-		this.stall.afterTheNextCall(TimeUnit.SECONDS.toNanos(60));
-		assertThatExceptionOfType(RateLimiterTimeoutException.class)
-			.isThrownBy(() -> limiter.tryAcquire(key, TEN_AN_HOUR))
-			.satisfies((timeout) -> assertThat(timeout.culprit()).isEqualTo(Culprit.CLIENT))
-			.withMessageContaining("this JVM kept its I/O thread from a CPU");
+		// a call is given ten timeouts, at least a second, of stalls: 2 s here; Redis answers when the call has failed
+		try (RedisTestServer.Pause pause = this.redis.pauseWrites(PAUSE_AT_MOST)) {
+			this.stall.afterTheNextCall(TimeUnit.SECONDS.toNanos(60));
+			assertThatExceptionOfType(RateLimiterTimeoutException.class)
+				.isThrownBy(() -> limiter.tryAcquire(key, TEN_AN_HOUR))
+				.satisfies((timeout) -> assertThat(timeout.culprit()).isEqualTo(Culprit.CLIENT))
+				.withMessageContaining("this JVM kept its I/O thread from a CPU");
+		}
 		assertThat(runner.timeouts(Culprit.CLIENT)).isOne();
 		assertThat(runner.timeouts(Culprit.REDIS)).isZero();
-	}
-
-	private void pauseRedis(long millis) {
-		this.redis.template()
-			.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
-					"PAUSE".getBytes(StandardCharsets.UTF_8), Long.toString(millis).getBytes(StandardCharsets.UTF_8)));
 	}
 
 	private LettuceScriptRunner runner() {
@@ -106,6 +107,14 @@ class TimeoutCulpritTests {
 		LettuceScriptRunner runner = new LettuceScriptRunner(factory, TIMEOUT, false, this.stall);
 		runner.start();
 		this.resources.add(runner);
+		// the stall clock measures the connection's event loop once a reply's callback has run on it (the start's may
+		// run on the thread that waited for them): a call answered first, so that a stall injected later is judged
+		// on that loop, as in an application that has made calls before
+		String warmUp = "culprit-warm-up-" + UUID.randomUUID();
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			runner.run(RedisScripts.of(Algorithm.FIXED_WINDOW).script(), List.of(warmUp), List.of("", "1", "10", "60000000", "10"));
+			return this.stall.knowsLoop();
+		});
 		return runner;
 	}
 

@@ -81,7 +81,8 @@ final class DecisionLoad {
 			load.executor.scheduleAtFixedRate(load::callNext, 0, PACE.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		try {
-			await().atMost(Duration.ofSeconds(5)).until(() -> load.samples.size() > 500);
+			// a bound for a loaded machine, not a measure: 500 samples take well under a second on an idle one
+			await().atMost(Duration.ofSeconds(30)).until(() -> load.samples.size() > 500);
 			load.brokenAt = System.nanoTime();
 			outage.run();
 			await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {

@@ -1,7 +1,6 @@
 package dev.ratelimit.gateway;
 
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.testsupport.RedisTestServer;
-
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,7 +24,6 @@ class GatewayRateLimiterNonBlockingTests {
 	@Test
 	void servesOtherRequestsWhileDecisionsWaitForRedis() throws Exception {
 		int waiting = 2 * Math.max(4, Runtime.getRuntime().availableProcessors());
-		StringRedisTemplate redis = RedisTestServer.shared().template();
 		Map<String, Object> properties = TestGateway.properties();
 		properties.put("ratelimit.timeout", "60s");
 		try (Backend backend = Backend.start();
@@ -39,8 +34,7 @@ class GatewayRateLimiterNonBlockingTests {
 			assertThat(gateway.get("/orders/1", "warm-up").statusCode()).isEqualTo(200);
 			int resolved = TestGateway.Application.resolved.get();
 			List<CompletableFuture<HttpResponse<String>>> decisions = new ArrayList<>();
-			clientPause(redis, "CLIENT", "PAUSE", "30000", "WRITE");
-			try {
+			try (RedisTestServer.Pause pause = RedisTestServer.shared().pauseWrites(Duration.ofSeconds(60))) {
 				for (int i = 0; i < waiting; i++) {
 					decisions.add(gateway.getAsync("/orders/1", "client-" + i));
 				}
@@ -52,23 +46,12 @@ class GatewayRateLimiterNonBlockingTests {
 				assertThat(unlimited.statusCode()).isEqualTo(200);
 				assertThat(decisions).noneMatch(CompletableFuture::isDone);
 			}
-			finally {
-				clientPause(redis, "CLIENT", "UNPAUSE");
-			}
 			for (CompletableFuture<HttpResponse<String>> decision : decisions) {
 				HttpResponse<String> response = decision.get();
 				assertThat(response.statusCode()).isEqualTo(200);
 				assertThat(response.headers().firstValue("RateLimit")).hasValue("\"orders\";r=4;t=3600");
 			}
 		}
-	}
-
-	private static void clientPause(StringRedisTemplate redis, String command, String... args) {
-		byte[][] bytes = new byte[args.length][];
-		for (int i = 0; i < args.length; i++) {
-			bytes[i] = args[i].getBytes(StandardCharsets.UTF_8);
-		}
-		redis.execute((RedisCallback<Object>) (connection) -> connection.execute(command, bytes));
 	}
 
 }

@@ -11,10 +11,14 @@ import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
 
 /**
- * Sends administrative commands to servers started here, each over a connection of its own that gives
- * up after two seconds, so that a stopped server fails the command quickly.
+ * Sends administrative commands to servers started here, each over a connection of its own. A stopped server refuses
+ * the connection at once; a live one is given as long as a loaded machine may need (a short timeout here once failed a
+ * cluster's formation on a busy machine, while nothing was wrong with the cluster).
  */
 final class AdminClient implements AutoCloseable {
+
+	/** How long a connection and a command may take: far more than any does, so that only a dead server fails. */
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	private final RedisClient client = RedisClient.create();
 
@@ -66,7 +70,7 @@ final class AdminClient implements AutoCloseable {
 		return RedisURI.builder()
 			.withHost(RedisServerProcess.HOST)
 			.withPort(port)
-			.withTimeout(Duration.ofSeconds(2))
+			.withTimeout(TIMEOUT)
 			.build();
 	}
 

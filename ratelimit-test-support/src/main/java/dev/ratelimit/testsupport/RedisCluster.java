@@ -82,10 +82,11 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private static RedisServerProcess startNode(Path binary) {
-		// the cluster bus listens on the port + 10000, which must be free too
+		// the cluster bus listens on the port + 10000, which must be free too; a master sends a replica its first
+		// copy at once (Redis 7 waits 5 s by default, repl-diskless-sync-delay, for more replicas to share it)
 		return RedisServerProcess.retried(() -> RedisServerProcess.start(binary, freePortWithFreeBusPort(),
 				"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout",
-				Long.toString(NODE_TIMEOUT.toMillis())));
+				Long.toString(NODE_TIMEOUT.toMillis()), "--repl-diskless-sync-delay", "0"));
 	}
 
 	private static int freePortWithFreeBusPort() {
@@ -257,7 +258,7 @@ public final class RedisCluster implements AutoCloseable {
 
 	/**
 	 * Runs commands on one node over a connection of its own, closed afterwards; cluster redirections
-	 * are not followed, and a stopped node fails them within two seconds.
+	 * are not followed, and a stopped node fails them at once (its connection is refused).
 	 * @param <T> the result type
 	 * @param node the node
 	 * @param commands what to run

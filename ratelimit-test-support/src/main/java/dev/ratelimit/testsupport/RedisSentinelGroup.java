@@ -46,12 +46,14 @@ public final class RedisSentinelGroup implements AutoCloseable {
 	 * @return the running group
 	 */
 	public static RedisSentinelGroup start(Path binary) {
-		RedisServerProcess master = RedisServerProcess.start(binary);
+		// a master sends a replica its first copy at once: Redis 7 waits 5 s by default (repl-diskless-sync-delay)
+		// for more replicas to share it; the replica may become the master
+		RedisServerProcess master = RedisServerProcess.start(binary, "--repl-diskless-sync-delay", "0");
 		RedisServerProcess replica = null;
 		RedisServerProcess sentinel = null;
 		try {
-			replica = RedisServerProcess.start(binary, "--replicaof", RedisServerProcess.HOST,
-					Integer.toString(master.port()));
+			replica = RedisServerProcess.start(binary, "--repl-diskless-sync-delay", "0", "--replicaof",
+					RedisServerProcess.HOST, Integer.toString(master.port()));
 			sentinel = startSentinel(binary, master.port());
 			RedisSentinelGroup group = new RedisSentinelGroup(master, replica, sentinel);
 			try {

@@ -32,6 +32,12 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
 
+	/**
+	 * How long a server may take to accept a connection and answer {@code PING}: a server that is not there refuses
+	 * at once; a live one on a loaded machine may take seconds.
+	 */
+	private static final int ANSWER_MILLIS = 5_000;
+
 	private static final int ATTEMPTS = 5;
 
 	private final Process process;
@@ -174,7 +180,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Returns whether a Redis server at {@code host:port} answers {@code PING} within a second.
+	 * Returns whether a Redis server at {@code host:port} answers {@code PING} within five seconds.
 	 * @param host the host
 	 * @param port the port
 	 * @return {@code true} when it answered {@code +PONG}
@@ -184,8 +190,8 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Returns whether a Redis server listens at {@code host:port}: it answers {@code PING} within a
-	 * second, with {@code +PONG} or with an error such as {@code -NOAUTH} when it wants a password.
+	 * Returns whether a Redis server listens at {@code host:port}: it answers {@code PING} within five
+	 * seconds, with {@code +PONG} or with an error such as {@code -NOAUTH} when it wants a password.
 	 * @param host the host
 	 * @param port the port
 	 * @return {@code true} when a Redis server answered
@@ -197,8 +203,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private static String pingReply(String host, int port) {
 		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(host, port), 1000);
-			socket.setSoTimeout(1000);
+			socket.connect(new InetSocketAddress(host, port), ANSWER_MILLIS);
+			socket.setSoTimeout(ANSWER_MILLIS);
 			OutputStream out = socket.getOutputStream();
 			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
 			out.flush();

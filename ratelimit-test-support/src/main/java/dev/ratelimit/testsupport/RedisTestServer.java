@@ -1,6 +1,8 @@
 package dev.ratelimit.testsupport;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
@@ -143,6 +145,28 @@ public final class RedisTestServer {
 	}
 
 	/**
+	 * Makes the server hold every script and write it receives ({@code CLIENT PAUSE WRITE}) until the returned pause
+	 * is closed ({@code CLIENT UNPAUSE}), or for {@code atMost} should it never be: a call made meanwhile is late
+	 * for as long as the test needs it to be, however fast or loaded the machine, and the test waits only for what it
+	 * checks. Reads, {@code PING} and new connections' handshakes still go through. Sent on the shared template's
+	 * open connection, so that the pause starts at once.
+	 * @param atMost when the server resumes on its own, the most a test that never closes the pause waits
+	 * @return the pause, to close as soon as the server need no longer be late
+	 */
+	public Pause pauseWrites(Duration atMost) {
+		clientCommand("PAUSE", Long.toString(atMost.toMillis()), "WRITE");
+		return () -> clientCommand("UNPAUSE");
+	}
+
+	private void clientCommand(String... args) {
+		byte[][] bytes = new byte[args.length][];
+		for (int i = 0; i < args.length; i++) {
+			bytes[i] = args[i].getBytes(StandardCharsets.UTF_8);
+		}
+		template().execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT", bytes));
+	}
+
+	/**
 	 * Returns how many scripts the server has run so far: {@code EVALSHA} calls, and {@code EVAL} calls
 	 * where it did not know the script yet, from {@code INFO commandstats}.
 	 * @return the count
@@ -178,6 +202,20 @@ public final class RedisTestServer {
 	@Override
 	public String toString() {
 		return url() + " (" + this.source + ")";
+	}
+
+	/**
+	 * A pause of the server's scripts and writes ({@link #pauseWrites(Duration)}), ended by {@link #close()}.
+	 */
+	@FunctionalInterface
+	public interface Pause extends AutoCloseable {
+
+		/**
+		 * Lets the server run what it held, in the order it came.
+		 */
+		@Override
+		void close();
+
 	}
 
 	/** Keeps Testcontainers classes from loading unless Testcontainers is on the class path. */
