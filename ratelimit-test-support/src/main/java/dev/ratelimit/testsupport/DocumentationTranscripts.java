@@ -129,8 +129,8 @@ public final class DocumentationTranscripts {
 		}
 		String reconciled = String.join("\n", actualLines);
 		if (!reconciled.equals(expected)) {
-			throw new AssertionFailedError("The transcript in the document differs from the real output", expected,
-					reconciled);
+			throw new AssertionFailedError("The transcript in the document differs from the real output.\nThe document:\n"
+					+ expected + "\nThe real output:\n" + reconciled, expected, reconciled);
 		}
 	}
 
