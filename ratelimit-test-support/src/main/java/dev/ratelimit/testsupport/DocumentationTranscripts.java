@@ -37,6 +37,12 @@ public final class DocumentationTranscripts {
 	/** The marker, on the line before a fence, naming the test that checks the block and, optionally, a label. */
 	public static final Pattern MARKER = Pattern.compile("^\\s*<!-- checked by (\\w+)(?:: ([\\w.-]+))? -->$");
 
+	/**
+	 * The marker, on the line before a fence, of a transcript no test can reproduce (its output depends on how
+	 * concurrent calls race), with the reason; {@code DocumentationTranscriptsTests} lists how many there may be.
+	 */
+	public static final Pattern NOT_CHECKED = Pattern.compile("^\\s*<!-- not-checked: (.+) -->$");
+
 	/** Fence languages of blocks that are code or configuration, never transcripts. */
 	private static final Set<String> CODE = Set.of("java", "properties", "xml", "yaml", "json", "bash", "kotlin",
 			"groovy", "lua");
@@ -78,13 +84,17 @@ public final class DocumentationTranscripts {
 			for (String line : lines.subList(i + 1, Math.min(end, lines.size()))) {
 				body.add((line.length() >= indent && line.substring(0, indent).isBlank()) ? line.substring(indent) : line);
 			}
-			Matcher marker = MARKER.matcher((i > 0) ? lines.get(i - 1) : "");
+			String before = (i > 0) ? lines.get(i - 1) : "";
+			Matcher marker = MARKER.matcher(before);
+			Matcher notChecked = NOT_CHECKED.matcher(before);
 			boolean marked = marker.matches();
+			boolean exempt = notChecked.matches();
 			boolean looksLikeOne = !CODE.contains(language)
 					&& body.stream().anyMatch((line) -> TRANSCRIPT_LINE.matcher(line).matches());
-			if (marked || looksLikeOne) {
+			if (marked || exempt || looksLikeOne) {
 				transcripts.add(new Transcript(document, i + 2, marked ? marker.group(1) : null,
-						marked ? marker.group(2) : null, String.join("\n", body) + "\n"));
+						marked ? marker.group(2) : null, exempt ? notChecked.group(1) : null,
+						String.join("\n", body) + "\n"));
 			}
 			i = end;
 		}
@@ -185,9 +195,11 @@ public final class DocumentationTranscripts {
 	 * @param line the block's first line, counted from 1
 	 * @param checker the test class its marker names, or {@code null} when it has none
 	 * @param label the label of its marker, or {@code null}
+	 * @param notChecked the reason of its {@link #NOT_CHECKED} marker, or {@code null}
 	 * @param text the block, without its fences and indentation
 	 */
-	public record Transcript(Path document, int line, @Nullable String checker, @Nullable String label, String text) {
+	public record Transcript(Path document, int line, @Nullable String checker, @Nullable String label,
+			@Nullable String notChecked, String text) {
 
 		@Override
 		public String toString() {
