@@ -29,6 +29,8 @@ public final class CurlRequest {
 
 	private final List<String> headers = new ArrayList<>();
 
+	private String body = "";
+
 	private CurlRequest(int port, String method, String target) {
 		this.port = port;
 		this.method = method;
@@ -79,6 +81,16 @@ public final class CurlRequest {
 	}
 
 	/**
+	 * Sends a body (curl's {@code -d}); its content type is a {@link #header}, as with curl's {@code -H}.
+	 * @param body the body
+	 * @return this request
+	 */
+	public CurlRequest body(String body) {
+		this.body = body;
+		return this;
+	}
+
+	/**
 	 * Sends the request with the headers curl sends, and reads the whole response.
 	 * @return the response
 	 */
@@ -91,11 +103,16 @@ public final class CurlRequest {
 		for (String header : this.headers) {
 			request.append(header).append("\r\n");
 		}
+		byte[] body = this.body.getBytes(StandardCharsets.UTF_8);
+		if (body.length > 0) {
+			request.append("Content-Length: ").append(body.length).append("\r\n");
+		}
 		request.append("\r\n");
 		try (Socket socket = new Socket("127.0.0.1", this.port)) {
 			socket.setSoTimeout(30_000);
 			OutputStream out = socket.getOutputStream();
 			out.write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
+			out.write(body);
 			out.flush();
 			return read(socket.getInputStream(), this.method.equals("HEAD"));
 		}

@@ -127,6 +127,19 @@ class SampleApplicationTests {
 				transcript.toString());
 		this.clock.advance(Duration.ofSeconds(10));
 		assertThat(get("/api/rates/EUR").statusCode()).isEqualTo(200);
+		// blocked by hand, say while the partner is down: no call leaves for 5 minutes
+		String block = "localhost:8080/actuator/ratelimit/rates/rates";
+		DocumentationTranscripts.assertShows(
+				DocumentationTranscripts.text(Path.of("..", "docs", "clients.md"), "SampleApplicationTests", "block"),
+				"$ curl -s -u admin:change-me -X POST -H 'Content-Type: application/json' -d '{\"duration\": \"5m\"}' "
+						+ block + "\n" + CurlRequest.of(this.port, "POST", "/actuator/ratelimit/rates/rates")
+							.user("admin", "change-me")
+							.header("Content-Type", "application/json")
+							.body("{\"duration\": \"5m\"}")
+							.send()
+							.body() + "\n");
+		this.clock.advance(Duration.ofMinutes(4));
+		assertThat(get("/api/rates/EUR").statusCode()).isEqualTo(429);
 	}
 
 	@Test
