@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The startup errors of docs/rules.md as Spring Boot prints them: each documented configuration is started, and the
- * failure analysis Boot would print is compared with the page's block.
+ * failure analysis Boot would print (the first of the application's analyzers that answers) is compared with the
+ * page's block.
  */
 class StartupErrorsDocumentationTests {
 
@@ -43,6 +44,18 @@ class StartupErrorsDocumentationTests {
 	void aPathWithoutItsSlashIsReportedAsTheDocsShow() throws IOException {
 		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(RULES, "StartupErrorsDocumentationTests",
 				"relative-path"), report("failure-analysis/relative-path.properties"));
+	}
+
+	@Test
+	void aMisspeltPropertyIsReportedAsTheDocsShow() throws IOException {
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(RULES, "StartupErrorsDocumentationTests",
+				"typo"), report("failure-analysis/typo.properties"));
+	}
+
+	@Test
+	void aDurationThatDoesNotParseIsReportedAsTheDocsShow() throws IOException {
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(RULES, "StartupErrorsDocumentationTests",
+				"duration"), report("failure-analysis/duration.properties"));
 	}
 
 	/** Starts the web auto-configuration with a properties file, shown as the application's own. */
