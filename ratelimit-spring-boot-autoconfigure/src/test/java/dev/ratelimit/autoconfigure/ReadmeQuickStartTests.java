@@ -71,7 +71,8 @@ class ReadmeQuickStartTests {
 
 	/**
 	 * The README's properties as written, but for the Redis, which is the test's, and what the test class path
-	 * needs: a free port, a key prefix of its own, no Spring Security (on the class path for other tests).
+	 * needs: a free port, a key prefix of its own, no Spring Security (on the class path for other tests), a timeout that
+	 * a loaded machine does not reach.
 	 */
 	private static Map<String, Object> properties() throws IOException {
 		List<Block> blocks = DocumentationExamples.read(README, "properties");
@@ -87,6 +88,8 @@ class ReadmeQuickStartTests {
 		properties.put("server.address", "127.0.0.1");
 		properties.put("ratelimit.key-prefix", "quick-start-" + UUID.randomUUID().toString().substring(0, 8));
 		properties.put("spring.autoconfigure.exclude", String.join(",", WebStack.WITHOUT_SECURITY));
+		// a slow moment on a loaded machine must not turn a decision into fail-open, which sends no headers
+		properties.put("ratelimit.timeout", "5s");
 		return properties;
 	}
 

@@ -69,6 +69,8 @@ class SampleApplicationTests {
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
 		String prefix = "sample-" + UUID.randomUUID().toString().substring(0, 8);
 		registry.add("ratelimit.key-prefix", () -> prefix);
+		// the transcripts show every header: a slow moment on a loaded machine must not turn a decision into fail-open
+		registry.add("ratelimit.timeout", () -> "5s");
 	}
 
 	@Autowired
