@@ -6,14 +6,23 @@ import java.util.List;
 import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.RedisTestServer;
 
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.env.PropertiesPropertySourceLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.ClassPathResource;
@@ -21,10 +30,12 @@ import org.springframework.core.io.ClassPathResource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The startup errors of docs/rules.md as Spring Boot prints them: each documented configuration is started, and the
+ * The startup errors of docs/rules.md, and the warning of docs/operations.md about a Redis that does not answer, as
+ * Spring Boot prints them: each documented configuration is started, and the
  * failure analysis Boot would print (the first of the application's analyzers that answers) is compared with the
  * page's block.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class StartupErrorsDocumentationTests {
 
 	private static final Path RULES = Path.of("..", "docs", "rules.md");
@@ -58,6 +69,21 @@ class StartupErrorsDocumentationTests {
 				"duration"), report("failure-analysis/duration.properties"));
 	}
 
+	@Test
+	void aRedisThatDoesNotAnswerIsReportedAsTheDocsShow(CapturedOutput output) {
+		int port = ClosedPort.reserve();
+		try (ConfigurableApplicationContext application = new SpringApplicationBuilder(RedisOnly.class)
+			.web(WebApplicationType.NONE)
+			.properties("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port)
+			.run()) {
+			List<String> warnings = output.getOut().lines().filter((line) -> line.contains("Redis did not answer")).toList();
+			assertThat(warnings).hasSize(1);
+			// the documented application looks for Redis where it usually is
+			DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "operations.md"),
+					"StartupErrorsDocumentationTests", "redis-down"), warnings.get(0).replace(":" + port + " ", ":6379 ") + "\n");
+		}
+	}
+
 	/** Starts the web auto-configuration with a properties file, shown as the application's own. */
 	private String report(String resource) throws IOException {
 		List<PropertySource<?>> file = new PropertiesPropertySourceLoader().load(resource, new ClassPathResource(resource));
@@ -75,6 +101,12 @@ class StartupErrorsDocumentationTests {
 						environment);
 			});
 		return report[0];
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class })
+	static class RedisOnly {
+
 	}
 
 }
