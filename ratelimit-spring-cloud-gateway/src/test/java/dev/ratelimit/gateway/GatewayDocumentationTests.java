@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -17,6 +19,7 @@ import reactor.core.publisher.Mono;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.testsupport.DocumentationExamples;
 import dev.ratelimit.testsupport.DocumentationExamples.Block;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -30,17 +33,21 @@ import org.springframework.cloud.gateway.route.RouteDefinition;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.ByteArrayResource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Every gateway example of docs/features.md and of docs/gateway.md, as written: each YAML block starts a gateway whose
  * rate limiter reads the args of every route (a block with Spring Cloud Gateway's {@code redis-rate-limiter.*}
  * args, with ratelimit disabled, so that its {@code RedisRateLimiter} reads them), and each Java block of
  * docs/gateway.md compiles against the gateway's class path (the autoconfigure module's
- * {@code ReadmeExamplesTests}, which lacks it, skips them).
+ * {@code ReadmeExamplesTests}, which lacks it, skips them); the startup errors docs/gateway.md shows are those Spring
+ * Boot reports for the configurations they name.
  */
 class GatewayDocumentationTests {
 
@@ -108,6 +115,42 @@ class GatewayDocumentationTests {
 		List<Block> examples = DocumentationExamples.read(Path.of("..", "docs", "gateway.md"), "java");
 		assertThat(examples).isNotEmpty();
 		assertThat(DocumentationExamples.compile(examples, output)).isEmpty();
+	}
+
+	@Test
+	void anInvalidArgStopsStartupAsTheDocsShow() {
+		Map<String, Object> properties = TestGateway.properties();
+		route(properties, 0, "orders", Map.of("ratelimit.limit", "0", "ratelimit.window", "1m"));
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "gateway.md"),
+				"GatewayDocumentationTests", "invalid-arg"), failureReport(properties));
+	}
+
+	@Test
+	void aRouteThatWouldChargeAnothersBudgetStopsStartupAsTheDocsShow() {
+		Map<String, Object> properties = TestGateway.properties();
+		route(properties, 0, "search-a", Map.of("ratelimit.budget", "search", "ratelimit.limit", "3",
+				"ratelimit.window", "1h"));
+		route(properties, 1, "search", Map.of("ratelimit.limit", "3", "ratelimit.window", "1h"));
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "gateway.md"),
+				"GatewayDocumentationTests", "shared-budget"), failureReport(properties));
+	}
+
+	private static void route(Map<String, Object> properties, int index, String id, Map<String, String> args) {
+		String route = TestGateway.ROUTES + "[" + index + "]";
+		properties.put(route + ".id", id);
+		properties.put(route + ".uri", "http://127.0.0.1:1");
+		properties.put(route + ".predicates[0]", "Path=/" + id + "/**");
+		properties.put(route + ".filters[0].name", "RequestRateLimiter");
+		new TreeMap<>(args).forEach((name, value) -> properties.put(route + ".filters[0].args." + name, value));
+	}
+
+	/** Starts a gateway that must fail, and returns what Spring Boot reports of its failure. */
+	private static String failureReport(Map<String, Object> properties) {
+		Throwable failure = catchThrowable(() -> TestGateway.start(properties).close());
+		assertThat(failure).isNotNull();
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources().addFirst(new MapPropertySource("gateway", properties));
+		return DocumentationTranscripts.failureReport(failure, environment);
 	}
 
 	@Configuration(proxyBeanMethods = false)

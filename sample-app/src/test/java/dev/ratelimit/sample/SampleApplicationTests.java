@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,6 +24,8 @@ import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
 import dev.ratelimit.redis.TokenBucketRateLimiter;
+import dev.ratelimit.testsupport.CurlRequest;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 
@@ -66,6 +69,8 @@ class SampleApplicationTests {
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
 		String prefix = "sample-" + UUID.randomUUID().toString().substring(0, 8);
 		registry.add("ratelimit.key-prefix", () -> prefix);
+		// the transcripts show every header: a slow moment on a loaded machine must not turn a decision into fail-open
+		registry.add("ratelimit.timeout", () -> "5s");
 	}
 
 	@Autowired
@@ -83,115 +88,131 @@ class SampleApplicationTests {
 
 	@Test
 	void greetingAllowsFivePerMinuteThenAnswers429() throws Exception {
-		for (int remaining = 4; remaining >= 0; remaining--) {
-			HttpResponse<String> response = get("/api/greeting");
-			assertThat(response.statusCode()).isEqualTo(200);
-			assertThat(response.body()).isEqualTo("{\"message\":\"Hello from a rate-limited endpoint\"}");
-			assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"greeting\";q=5;w=60");
-			assertThat(response.headers().firstValue("RateLimit")).hasValue("\"greeting\";r=" + remaining + ";t=60");
+		String command = "$ curl -si localhost:8080/api/greeting    # the usual response headers left out\n";
+		assertShows("greeting", command + shown(curl("GET", "/api/greeting")));
+		for (int remaining = 3; remaining >= 0; remaining--) {
+			assertThat(curl("GET", "/api/greeting").header("RateLimit")).isEqualTo("\"greeting\";r=" + remaining + ";t=60");
 		}
 		this.clock.advance(Duration.ofSeconds(18));
-		HttpResponse<String> rejected = get("/api/greeting");
-		assertThat(rejected.statusCode()).isEqualTo(429);
-		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("42");
-		assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"greeting\";r=0;t=42");
-		assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-		// every field and value, no more; the order of the fields is the application's JSON mapper's
-		JSONAssert.assertEquals("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
-				+ "\"detail\":\"Rate limit 'greeting' of 5 per minute exceeded; retry after 42 seconds.\","
-				+ "\"instance\":\"/api/greeting\",\"violatedPolicies\":[\"greeting\"]}", rejected.body(),
-				JSONCompareMode.STRICT);
+		assertShows("greeting-refused", command + shown(curl("GET", "/api/greeting")));
 		this.clock.advance(Duration.ofSeconds(42));
 		assertThat(get("/api/greeting").statusCode()).isEqualTo(200);
 	}
 
 	@Test
 	void eachApiKeyHasItsOwnBudget() throws Exception {
-		for (int i = 0; i < 3; i++) {
-			assertThat(get("/api/partner/quote", "X-Api-Key", "key-a").statusCode()).isEqualTo(200);
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			statuses.add(curl("GET", "/api/partner/quote", "X-Api-Key", "key-a").status());
 		}
-		HttpResponse<String> rejected = get("/api/partner/quote", "X-Api-Key", "key-a");
-		assertThat(rejected.statusCode()).isEqualTo(429);
-		HttpResponse<String> other = get("/api/partner/quote", "X-Api-Key", "key-b");
-		assertThat(other.statusCode()).isEqualTo(200);
-		assertThat(other.headers().firstValue("RateLimit")).hasValue("\"partner\";r=2;t=60");
-		assertThat(other.body()).isEqualTo("{\"quote\":\"Limits are budgets, not walls.\",\"apiKey\":\"key-b\"}");
+		assertShows("partner", "$ for i in 1 2 3 4; do curl -s -o /dev/null -w \"%{http_code} \" -H \"X-Api-Key: key-a\" "
+				+ "localhost:8080/api/partner/quote; done\n" + codes(statuses)
+				+ "$ curl -si -H \"X-Api-Key: key-b\" localhost:8080/api/partner/quote    # the usual response headers left out\n"
+				+ shown(curl("GET", "/api/partner/quote", "X-Api-Key", "key-b")));
 	}
 
 	@Test
 	void callsOutToThePartnerTakeItsBudgetAndLearnFromItsRefusal() throws Exception {
-		for (int i = 0; i < 3; i++) {
-			assertThat(get("/api/rates/EUR").body()).isEqualTo("{\"currency\":\"EUR\",\"rate\":\"1.0842\"}");
-		}
 		// the partner allows 3 calls, not the 5 it told us: its third answer said so (RateLimit: r=0;t=10), which
 		// blocked the budget for 10 seconds on every instance. The fourth call never leaves; the caller gets our 429.
-		HttpResponse<String> blocked = get("/api/rates/EUR");
-		assertThat(blocked.statusCode()).isEqualTo(429);
-		assertThat(blocked.headers().firstValue("RateLimit-Policy")).hasValue("\"rates\";q=5;w=10");
-		assertThat(blocked.body()).contains("Rate limit 'rates' of 5 per 10 seconds exceeded");
+		StringBuilder transcript = new StringBuilder();
+		for (int i = 0; i < 3; i++) {
+			transcript.append("$ curl -s localhost:8080/api/rates/EUR\n").append(curl("GET", "/api/rates/EUR").body())
+				.append('\n');
+		}
+		transcript.append("$ curl -si localhost:8080/api/rates/EUR    # the usual response headers left out\n")
+			.append(shown(curl("GET", "/api/rates/EUR")))
+			.append("$ curl -si localhost:8080/partner/rates/EUR    # the partner itself, the same headers\n")
+			.append(shown(curl("GET", "/partner/rates/EUR")));
+		DocumentationTranscripts.assertShows(
+				DocumentationTranscripts.text(Path.of("..", "docs", "clients.md"), "SampleApplicationTests", null),
+				transcript.toString());
 		this.clock.advance(Duration.ofSeconds(10));
 		assertThat(get("/api/rates/EUR").statusCode()).isEqualTo(200);
+		// blocked by hand, say while the partner is down: no call leaves for 5 minutes
+		String block = "localhost:8080/actuator/ratelimit/rates/rates";
+		DocumentationTranscripts.assertShows(
+				DocumentationTranscripts.text(Path.of("..", "docs", "clients.md"), "SampleApplicationTests", "block"),
+				"$ curl -s -u admin:change-me -X POST -H 'Content-Type: application/json' -d '{\"duration\": \"5m\"}' "
+						+ block + "\n" + CurlRequest.of(this.port, "POST", "/actuator/ratelimit/rates/rates")
+							.user("admin", "change-me")
+							.header("Content-Type", "application/json")
+							.body("{\"duration\": \"5m\"}")
+							.send()
+							.body() + "\n");
+		this.clock.advance(Duration.ofMinutes(4));
+		assertThat(get("/api/rates/EUR").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void callsOutToThePartnerAsTheSamplePageShows() {
+		StringBuilder transcript = new StringBuilder("$ for i in 1 2 3; do curl -s localhost:8080/api/rates/EUR; echo; done\n");
+		for (int i = 0; i < 3; i++) {
+			transcript.append(curl("GET", "/api/rates/EUR").body()).append('\n');
+		}
+		transcript.append("$ curl -s localhost:8080/api/rates/EUR\n").append(curl("GET", "/api/rates/EUR").body()).append('\n');
+		assertShows("rates", transcript.toString());
 	}
 
 	@Test
 	void annotatedReportsAllowTwoPerThirtySeconds() throws Exception {
 		assertThat(get("/reports").headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=2;w=30");
-		assertThat(get("/reports").statusCode()).isEqualTo(200);
-		HttpResponse<String> rejected = get("/reports");
-		assertThat(rejected.statusCode()).isEqualTo(429);
-		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("30");
+		freshBudgets();
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			statuses.add(curl("GET", "/reports").status());
+		}
+		assertShows("reports", "$ for i in 1 2 3; do curl -s -o /dev/null -w \"%{http_code} \" localhost:8080/reports; done\n"
+				+ codes(statuses));
+		assertThat(curl("GET", "/reports").header("Retry-After")).isEqualTo("30");
 	}
 
 	@Test
 	void aServiceLimitedByItsAnnotationIsRefusedAs429ThroughTheController() throws Exception {
-		for (int i = 0; i < 3; i++) {
-			assertThat(post("/api/sms/+34600000001?text=hi").statusCode()).isEqualTo(200);
+		String send = "$ curl -si -X POST 'localhost:8080/api/sms/+34600000001?text=hello'\n";
+		String transcript = send + shown(curl("POST", "/api/sms/+34600000001?text=hello"));
+		for (int i = 0; i < 2; i++) {
+			assertThat(curl("POST", "/api/sms/+34600000001?text=hello").status()).isEqualTo(200);
 		}
-		HttpResponse<String> refused = post("/api/sms/+34600000001?text=hi");
-		assertThat(refused.statusCode()).isEqualTo(429);
-		assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"sms\";q=3;w=3600");
-		assertThat(refused.headers().firstValue("Retry-After")).isPresent();
-		assertThat(refused.body()).contains("\"status\":429");
-		assertThat(post("/api/sms/+34600000002?text=hi").statusCode()).isEqualTo(200);
+		transcript += "(twice more the same, then)\n" + send + shown(curl("POST", "/api/sms/+34600000001?text=hello"));
 		// a refused digest is answered by the service's fallback method
-		assertThat(post("/api/sms/+34600000001/digest").body()).isEqualTo("{\"phone\":\"+34600000001\",\"digest\":\"sent\"}");
-		assertThat(post("/api/sms/+34600000001/digest").body()).startsWith("{\"phone\":\"+34600000001\",\"digest\":\"queued, next in ");
+		for (int i = 0; i < 2; i++) {
+			transcript += "$ curl -s -X POST 'localhost:8080/api/sms/+34600000001/digest'\n"
+					+ curl("POST", "/api/sms/+34600000001/digest").body() + "\n";
+		}
+		assertShows("sms", transcript);
+		assertThat(post("/api/sms/+34600000002?text=hi").statusCode()).isEqualTo(200);
 	}
 
 	@Test
 	void loginAttemptsAreLimitedPerUserNameByTheInjectedLimiter() throws Exception {
-		for (int remaining = 2; remaining >= 0; remaining--) {
-			HttpResponse<String> attempt = post("/login?username=ann");
-			assertThat(attempt.statusCode()).isEqualTo(200);
-			assertThat(attempt.body()).isEqualTo("{\"username\":\"ann\",\"allowed\":true,\"limit\":3,\"remaining\":"
-					+ remaining + ",\"retryAfterSeconds\":0,\"resetAfterSeconds\":300}");
+		StringBuilder transcript = new StringBuilder(
+				"$ for i in 1 2 3 4; do curl -s -X POST \"localhost:8080/login?username=ann\"; echo; done\n");
+		for (int i = 0; i < 4; i++) {
+			transcript.append(curl("POST", "/login?username=ann").body()).append('\n');
 		}
-		HttpResponse<String> refused = post("/login?username=ann");
-		assertThat(refused.statusCode()).isEqualTo(429);
-		assertThat(refused.body()).isEqualTo("{\"username\":\"ann\",\"allowed\":false,\"limit\":3,\"remaining\":0,"
-				+ "\"retryAfterSeconds\":300,\"resetAfterSeconds\":300}");
+		assertShows("login", transcript.toString());
 		assertThat(post("/login?username=bob").statusCode()).isEqualTo(200);
 	}
 
 	@Test
 	void fixedWindowLetsABurstThroughAtItsBoundaryAndSlidingWindowDoesNot() throws Exception {
-		assertThat(boundaryBurst("/algorithms/fixed-window")).containsExactly(200, 200, 200, 200, 200, 200, 200, 200,
-				200, 200);
-		assertThat(boundaryBurst("/algorithms/sliding-window-log")).containsExactly(200, 200, 200, 200, 200, 200, 429,
-				429, 429, 429);
+		assertShows("algorithms", "$ a=fixed-window; c() { for i in $(seq $1); do curl -s -o /dev/null -w \"%{http_code} \" "
+				+ "localhost:8080/algorithms/$a; done; }; c 1; sleep 5; c 4; sleep 5; c 5; echo\n"
+				+ codes(boundaryBurst("/algorithms/fixed-window"))
+				+ "$ a=sliding-window-log; c 1; sleep 5; c 4; sleep 5; c 5; echo\n"
+				+ codes(boundaryBurst("/algorithms/sliding-window-log")));
 	}
 
 	@Test
 	void searchChargesBothLimitsOrNeither() throws Exception {
-		HttpResponse<String> first = get("/api/search");
-		assertThat(first.headers().firstValue("RateLimit-Policy"))
-			.hasValue("\"search-1s\";q=2;w=1, \"search-1m\";q=10;w=60");
-		assertThat(first.headers().firstValue("RateLimit")).hasValue("\"search-1s\";r=1;t=1, \"search-1m\";r=9;t=60");
-		get("/api/search");
-		HttpResponse<String> third = get("/api/search");
-		assertThat(third.statusCode()).isEqualTo(429);
-		assertThat(third.headers().firstValue("RateLimit")).hasValue("\"search-1s\";r=0;t=1, \"search-1m\";r=8;t=60");
-		assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
+		StringBuilder transcript = new StringBuilder("$ for i in 1 2 3; do curl -s -o /dev/null -D - localhost:8080/api/search "
+				+ "| grep -E \"^(HTTP|RateLimit:)\"; done\n");
+		for (int i = 0; i < 3; i++) {
+			transcript.append(curl("GET", "/api/search").statusAndHeaders("RateLimit"));
+		}
+		assertShows("search", transcript.toString());
+		assertThat(curl("GET", "/api/search").header("Retry-After")).isEqualTo("1");
 	}
 
 	@Test
@@ -226,15 +247,23 @@ class SampleApplicationTests {
 	@Test
 	void signInsChargeOnlyFailures() throws Exception {
 		List<Integer> statuses = new ArrayList<>();
-		statuses.add(send("POST", "/api/sign-in?username=ann&password=open-sesame").statusCode());
-		statuses.add(send("POST", "/api/sign-in?username=ann&password=open-sesame").statusCode());
-		for (int i = 0; i < 3; i++) {
-			statuses.add(send("POST", "/api/sign-in?username=ann&password=guess").statusCode());
+		for (String password : List.of("open-sesame", "open-sesame", "guess", "guess", "guess", "open-sesame")) {
+			statuses.add(curl("POST", "/api/sign-in?username=ann&password=" + password).status());
 		}
-		HttpResponse<String> refused = send("POST", "/api/sign-in?username=ann&password=open-sesame");
-		statuses.add(refused.statusCode());
-		assertThat(statuses).containsExactly(200, 200, 401, 401, 401, 429);
-		assertThat(refused.headers().firstValue("Retry-After")).hasValue("1800");
+		String key = "localhost:8080/actuator/ratelimit/sign-in/ann";
+		String transcript = "$ for p in open-sesame open-sesame guess guess guess open-sesame; do curl -s -o /dev/null "
+				+ "-w \"%{http_code} \" -X POST \"localhost:8080/api/sign-in?username=ann&password=$p\"; done; echo\n"
+				+ codes(statuses)
+				+ "$ curl -si -X POST \"localhost:8080/api/sign-in?username=ann&password=open-sesame\" | grep Retry-After\n"
+				+ "Retry-After: " + curl("POST", "/api/sign-in?username=ann&password=open-sesame").header("Retry-After") + "\n"
+				+ "$ curl -s -u admin:change-me " + key + "\n"
+				+ curl("GET", "/actuator/ratelimit/sign-in/ann", ADMIN).body() + "\n"
+				+ "$ curl -s -u admin:change-me -X DELETE " + key + "\n"
+				+ curl("DELETE", "/actuator/ratelimit/sign-in/ann", ADMIN).body() + "\n"
+				+ "$ curl -s -o /dev/null -w \"%{http_code}\\n\" -X POST "
+				+ "\"localhost:8080/api/sign-in?username=ann&password=open-sesame\"\n"
+				+ curl("POST", "/api/sign-in?username=ann&password=open-sesame").status() + "\n";
+		assertShows("sign-in", transcript);
 	}
 
 	@Test
@@ -257,19 +286,19 @@ class SampleApplicationTests {
 
 	@Test
 	void eachApiKeyGetsTheLimitsOfItsPlan() throws Exception {
-		List<Integer> free = new ArrayList<>();
-		List<Integer> pro = new ArrayList<>();
-		List<Integer> internal = new ArrayList<>();
-		for (int i = 0; i < 7; i++) {
-			free.add(get("/api/plans/quote", "X-Api-Key", "key-a").statusCode());
-			pro.add(get("/api/plans/quote", "X-Api-Key", "pro-a").statusCode());
-			internal.add(get("/api/plans/quote", "X-Api-Key", "internal").statusCode());
+		StringBuilder transcript = new StringBuilder("$ for key in key-a pro-a internal; do for i in 1 2 3 4 5 6 7; do curl -s "
+				+ "-o /dev/null -w \"%{http_code} \" -H \"X-Api-Key: $key\" localhost:8080/api/plans/quote; done; echo; done\n");
+		for (String key : List.of("key-a", "pro-a", "internal")) {
+			List<Integer> statuses = new ArrayList<>();
+			for (int i = 0; i < 7; i++) {
+				statuses.add(curl("GET", "/api/plans/quote", "X-Api-Key", key).status());
+			}
+			transcript.append(codes(statuses));
 		}
-		assertThat(free).containsExactly(200, 200, 429, 429, 429, 429, 429);
-		assertThat(pro).containsExactly(200, 200, 200, 200, 200, 200, 429);
-		assertThat(internal).containsOnly(200);
-		assertThat(get("/api/plans/quote", "X-Api-Key", "pro-b").headers().firstValue("RateLimit-Policy"))
-			.hasValue("\"plans\";q=6;w=60");
+		transcript.append("$ curl -si -H \"X-Api-Key: pro-b\" localhost:8080/api/plans/quote | grep RateLimit\n");
+		CurlRequest.Response proB = curl("GET", "/api/plans/quote", "X-Api-Key", "pro-b");
+		transcript.append(proB.statusAndHeaders("RateLimit-Policy", "RateLimit").substring(proB.statusLine().length() + 1));
+		assertShows("plans", transcript.toString());
 	}
 
 	@Test
@@ -289,13 +318,12 @@ class SampleApplicationTests {
 
 	@Test
 	void shadowRuleObservesWithoutRefusing() throws Exception {
-		for (int remaining = 1; remaining >= 0; remaining--) {
-			assertThat(get("/api/beta").headers().firstValue("RateLimit"))
-				.hasValue("\"beta\";r=" + remaining + ";t=60");
+		StringBuilder transcript = new StringBuilder("$ for i in 1 2 3; do curl -s -o /dev/null -D - localhost:8080/api/beta "
+				+ "| grep -E \"^(HTTP|RateLimit:)\"; done\n");
+		for (int i = 0; i < 3; i++) {
+			transcript.append(curl("GET", "/api/beta").statusAndHeaders("RateLimit"));
 		}
-		HttpResponse<String> wouldBeRefused = get("/api/beta");
-		assertThat(wouldBeRefused.statusCode()).isEqualTo(200);
-		assertThat(wouldBeRefused.headers().firstValue("RateLimit")).hasValue("\"beta\";r=0;t=60");
+		assertShows("beta", transcript.toString());
 		HttpResponse<String> metric = get("/actuator/metrics/ratelimit.decisions?tag=rule:beta&tag=outcome:shadow-rejected",
 				ADMIN);
 		assertThat(metric.statusCode()).isEqualTo(200);
@@ -304,23 +332,24 @@ class SampleApplicationTests {
 
 	@Test
 	void actuatorEndpointListsRulesReadsAKeyAndResetsIt() throws Exception {
-		HttpResponse<String> rules = get("/actuator/ratelimit", ADMIN);
-		assertThat(rules.statusCode()).isEqualTo(200);
-		assertThat((List<String>) JsonPath.read(rules.body(), "$.rules[*].name")).contains("greeting", "partner",
-				"search", "beta", "reports");
 		for (int i = 0; i < 6; i++) {
 			get("/api/greeting");
 		}
-		HttpResponse<String> state = get("/actuator/ratelimit/greeting/127.0.0.1", ADMIN);
-		assertThat(state.body()).isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"limits\":[{\"policy\":"
-				+ "\"greeting\",\"limit\":5,\"remaining\":0,\"allowed\":false,\"retryAfterSeconds\":60,"
-				+ "\"resetAfterSeconds\":60}]}");
+		String key = "localhost:8080/actuator/ratelimit/greeting/127.0.0.1";
+		String transcript = "$ curl -s -o /dev/null -w \"%{http_code}\\n\" " + key + "\n"
+				+ curl("GET", "/actuator/ratelimit/greeting/127.0.0.1").status() + "\n"
+				+ "$ curl -s -u admin:change-me localhost:8080/actuator/ratelimit\n"
+				+ curl("GET", "/actuator/ratelimit", ADMIN).body() + "\n"
+				+ "$ curl -s -u admin:change-me " + key + "\n"
+				+ curl("GET", "/actuator/ratelimit/greeting/127.0.0.1", ADMIN).body() + "\n"
+				+ "$ curl -s -o /dev/null -w \"%{http_code}\\n\" -X DELETE " + key + "\n"
+				+ curl("DELETE", "/actuator/ratelimit/greeting/127.0.0.1").status() + "\n";
 		// an anonymous client can neither reset its own budget nor read anyone's
-		assertThat(send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1").statusCode()).isEqualTo(401);
 		assertThat(get("/api/greeting").statusCode()).isEqualTo(429);
-		HttpResponse<String> reset = send("DELETE", "/actuator/ratelimit/greeting/127.0.0.1", ADMIN);
-		assertThat(reset.body())
-			.isEqualTo("{\"rule\":\"greeting\",\"key\":\"127.0.0.1\",\"reset\":true,\"deletedEntries\":1}");
+		transcript += "$ curl -s -u admin:change-me -X DELETE " + key + "\n"
+				+ curl("DELETE", "/actuator/ratelimit/greeting/127.0.0.1", ADMIN).body() + "\n";
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "operations.md"),
+				"SampleApplicationTests", null), transcript);
 		assertThat(get("/api/greeting").statusCode()).isEqualTo(200);
 	}
 
@@ -360,50 +389,93 @@ class SampleApplicationTests {
 
 	@Test
 	void chatsAreChargedTheTokensTheirAnswersTellAndAnsweredSmallerPastTheSoftLimit() throws Exception {
-		HttpResponse<String> first = send("POST", "/api/chat?prompt=one+two+three", "X-User", "ann");
-		assertThat(first.statusCode()).isEqualTo(200);
-		// 500 tokens reserved of 20000; the handler reads the same figure
-		assertThat(first.headers().firstValue("RateLimit").orElseThrow()).contains("\"chat-tokens\";r=19500;");
-		assertThat(first.body()).contains("\"model\":\"large\"", "\"tokens\":120", "\"tokensLeftToday\":19500");
-		assertThat(first.headers().firstValue("X-Tokens-Used")).isEmpty();
-		// settled with the 120 the answer cost: the next chat finds 20000 - 120, and reserves its 500
-		await().atMost(Duration.ofSeconds(10)).until(() -> send("POST", "/api/chat?prompt=hi", "X-User", "ann").body()
-			.contains("\"tokensLeftToday\":19380"));
-		for (int i = 0; i < 3; i++) {
-			assertThat(send("POST", "/api/chat?prompt=hi", "X-User", "ann").body()).contains("\"model\":\"large\"");
+		String first = "what+is+a+token+bucket";
+		StringBuilder transcript = new StringBuilder("$ curl -si -X POST 'localhost:8080/api/chat?prompt=" + first
+				+ "' -H 'X-User: ann'\n");
+		CurlRequest.Response answer = chat(first);
+		// the client never sees what the answer cost
+		assertThat(answer.header("X-Tokens-Used")).isNull();
+		transcript.append(shown(answer))
+			.append("$ curl -s -X POST 'localhost:8080/api/chat?prompt=and+GCRA' -H 'X-User: ann'\n")
+			.append(chat("and+GCRA").body())
+			.append("\n(four more, then)\n");
+		for (int i = 0; i < 4; i++) {
+			chat("and+GCRA");
 		}
-		// past 5 chats a minute: answered by the small model, never refused
-		HttpResponse<String> sixth = send("POST", "/api/chat?prompt=one+two", "X-User", "ann");
-		assertThat(sixth.statusCode()).isEqualTo(200);
-		assertThat(sixth.body()).contains("\"model\":\"small\"", "\"tokens\":40");
-		assertThat(sixth.headers().firstValue("Retry-After")).isEmpty();
+		transcript.append("$ curl -si -X POST 'localhost:8080/api/chat?prompt=one+more+question' -H 'X-User: ann'\n")
+			.append(shown(chat("one+more+question")));
+		assertShows("chat", transcript.toString());
+	}
+
+	/**
+	 * Sends a chat of {@code ann}, and waits for its reservation to be settled with the tokens the answer told, as a
+	 * person typing the next prompt does.
+	 */
+	private CurlRequest.Response chat(String prompt) {
+		CurlRequest.Response answer = curl("POST", "/api/chat?prompt=" + prompt, "X-User", "ann");
+		assertThat(answer.status()).isEqualTo(200);
+		int tokens = JsonPath.read(answer.body(), "$.tokens");
+		int shown = JsonPath.read(answer.body(), "$.tokensLeftToday");
+		int settled = shown + 500 - tokens;
+		await().atMost(Duration.ofSeconds(10)).until(() -> JsonPath.<Integer>read(
+				curl("GET", "/actuator/ratelimit/chat-tokens/ann", ADMIN).body(), "$.limits[0].remaining") == settled);
+		return answer;
 	}
 
 	@Test
 	void runsAtMostTwoExportsPerUserAtOnce() throws Exception {
-		List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> running = new java.util.ArrayList<>();
+		String export = "$ curl -s -X POST 'localhost:8080/api/exports/sales?millis=3000' -H 'X-User: bo' &\n";
+		List<java.util.concurrent.CompletableFuture<CurlRequest.Response>> running = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
-			running.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port
-					+ "/api/exports/sales?millis=3000"))
-				.header("X-User", "bo")
-				.POST(HttpRequest.BodyPublishers.noBody())
-				.build(), HttpResponse.BodyHandlers.ofString()));
+			running.add(java.util.concurrent.CompletableFuture
+				.supplyAsync(() -> curl("POST", "/api/exports/sales?millis=3000", "X-User", "bo")));
 		}
+		// what "sleep 1" waits for: both exports hold their slots
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> send("POST", "/api/exports/sales?millis=0", "X-User", "bo").statusCode() == 429);
-		HttpResponse<String> refused = send("POST", "/api/exports/sales?millis=0", "X-User", "bo");
-		assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
-		assertThat(refused.body()).contains("Too many requests in flight: 'exports' allows 2 at a time");
+			.until(() -> curl("POST", "/api/exports/sales?millis=0", "X-User", "bo").status() == 429);
+		StringBuilder transcript = new StringBuilder(export + export + "$ sleep 1   # both exports are running now\n")
+			.append("$ curl -si -X POST 'localhost:8080/api/exports/sales' -H 'X-User: bo'\n")
+			.append(shown(curl("POST", "/api/exports/sales", "X-User", "bo")));
 		// another user has slots of their own
-		assertThat(send("POST", "/api/exports/sales?millis=0", "X-User", "cy").statusCode()).isEqualTo(200);
-		for (var export : running) {
-			HttpResponse<String> done = export.get(20, java.util.concurrent.TimeUnit.SECONDS);
-			assertThat(done.statusCode()).isEqualTo(200);
-			// as docs/sample-app.md shows it, members in this order
-			assertThat(done.body()).isEqualTo("{\"report\":\"sales\",\"status\":\"exported\"}");
+		assertThat(curl("POST", "/api/exports/sales?millis=0", "X-User", "cy").status()).isEqualTo(200);
+		for (var done : running) {
+			transcript.append(done.get(20, java.util.concurrent.TimeUnit.SECONDS).body()).append('\n');
 		}
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> send("POST", "/api/exports/sales?millis=0", "X-User", "bo").statusCode() == 200);
+		String last = "/api/exports/sales?millis=0";
+		// a slot is given back once its response is complete, a moment after the client has read it
+		await().atMost(Duration.ofSeconds(10)).until(() -> curl("POST", last, "X-User", "bo").status() == 200);
+		transcript.append("$ curl -s -o /dev/null -w '%{http_code}\\n' -X POST 'localhost:8080/api/exports/sales?millis=0' "
+				+ "-H 'X-User: bo'\n").append(curl("POST", last, "X-User", "bo").status()).append('\n');
+		assertShows("exports", transcript.toString());
+	}
+
+	private static void assertShows(String label, String transcript) {
+		DocumentationTranscripts.assertShows(
+				DocumentationTranscripts.text(Path.of("..", "docs", "sample-app.md"), "SampleApplicationTests", label),
+				transcript);
+	}
+
+	/** Status codes as {@code curl -w "%{http_code} "} prints them in a loop, and the line break that follows. */
+	private static String codes(List<Integer> statuses) {
+		return String.join(" ", statuses.stream().map(String::valueOf).toList()) + "\n";
+	}
+
+	/** Sends a request as curl does, with header name and value pairs, and returns the response as it came. */
+	private CurlRequest.Response curl(String method, String path, String... headers) {
+		CurlRequest request = CurlRequest.of(this.port, method, path);
+		for (int i = 0; i < headers.length; i += 2) {
+			request.header(headers[i], headers[i + 1]);
+		}
+		return request.send();
+	}
+
+	/**
+	 * A response as {@code curl -si} prints it, but for the usual response headers (security, length, date): the
+	 * status line, the rate-limit headers and the content type, a blank line and the body.
+	 */
+	private static String shown(CurlRequest.Response response) {
+		return response.statusAndHeaders("RateLimit-Policy", "RateLimit", "Retry-After", "Content-Type") + "\n"
+				+ response.body() + "\n";
 	}
 
 	private HttpResponse<String> get(String path, String... headers) throws Exception {

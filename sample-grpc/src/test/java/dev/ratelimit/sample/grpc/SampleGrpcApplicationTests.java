@@ -1,8 +1,15 @@
 package dev.ratelimit.sample.grpc;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,8 +17,13 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import com.google.protobuf.Any;
 import com.google.rpc.RetryInfo;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.sample.grpc.proto.GreeterGrpc;
 import dev.ratelimit.sample.grpc.proto.HelloRequest;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
+import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -25,10 +37,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.grpc.server.lifecycle.GrpcServerStartedEvent;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -43,15 +57,30 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 @SpringBootTest(properties = { "spring.grpc.server.port=0", "spring.grpc.server.address=127.0.0.1" })
 class SampleGrpcApplicationTests {
 
+	private static final Path GRPC_DOC = Path.of("..", "docs", "grpc.md");
+
 	@Autowired
 	private GrpcPort port;
+
+	@Autowired
+	private StringRedisTemplate redis;
+
+	@Autowired
+	private LocalDenialCache denialCache;
+
+	@Value("${ratelimit.key-prefix}")
+	private String prefix;
 
 	private ManagedChannel channel;
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
-		registry.add("ratelimit.key-prefix", () -> "sample-grpc-" + UUID.randomUUID().toString().substring(0, 8));
+		// one prefix, read by the application and by the test (a supplier is asked again at each read)
+		String prefix = "sample-grpc-" + UUID.randomUUID().toString().substring(0, 8);
+		registry.add("ratelimit.key-prefix", () -> prefix);
+		// the transcripts show every header: a slow moment on a loaded machine must not turn a decision into fail-open
+		registry.add("ratelimit.timeout", () -> "5s");
 	}
 
 	@BeforeEach
@@ -144,6 +173,48 @@ class SampleGrpcApplicationTests {
 				"Hello, message 4", "Hello, message 5");
 	}
 
+	@Test
+	void theClientPrintsWhatDocsGrpcShows() throws Exception {
+		freshBudgets();
+		String hello = client("hello", "4", "key-a") + client("stream", "7") + client("stream", "1");
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(GRPC_DOC, "SampleGrpcApplicationTests",
+				"hello"), hello);
+		// the chat transcript is of a fresh instance
+		freshBudgets();
+		String chat = client("chat", "8", "key-a") + client("chat", "2", "key-a") + client("chat", "2", "key-b");
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(GRPC_DOC, "SampleGrpcApplicationTests",
+				"chat"), chat);
+	}
+
+	/**
+	 * Runs the documented client's {@code main} with the documented arguments against this server (its fourth
+	 * argument), and returns the command as the document writes it and what the client printed.
+	 */
+	private String client(String... args) throws Exception {
+		ByteArrayOutputStream printed = new ByteArrayOutputStream();
+		PrintStream out = System.out;
+		System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+		try {
+			String[] withServer = Arrays.copyOf(args, 4);
+			withServer[2] = (args.length > 2) ? args[2] : "";
+			withServer[3] = "127.0.0.1:" + this.port.port.get();
+			GreeterClient.main(withServer);
+		}
+		finally {
+			System.setOut(out);
+		}
+		return "$ java -cp ... dev.ratelimit.sample.grpc.GreeterClient " + String.join(" ", args) + "\n"
+				+ printed.toString(StandardCharsets.UTF_8);
+	}
+
+	private void freshBudgets() {
+		Set<String> keys = this.redis.keys(this.prefix + ":*");
+		if (!keys.isEmpty()) {
+			this.redis.delete(keys);
+		}
+		this.denialCache.clear();
+	}
+
 	private GreeterGrpc.GreeterBlockingStub stub(String apiKey) {
 		Metadata metadata = new Metadata();
 		metadata.put(Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER), apiKey);
@@ -180,6 +251,19 @@ class SampleGrpcApplicationTests {
 		@Bean
 		GrpcPort grpcPort() {
 			return new GrpcPort();
+		}
+
+		@Bean
+		MutableClock testClock() {
+			// the start of a minute, and a clock that stands still: the documented transcripts are of calls made
+			// within one second
+			return new MutableClock(Instant.parse("2026-12-06T11:20:00Z"));
+		}
+
+		@Bean
+		FixedWindowRateLimiter testFixedWindowRateLimiter(StringRedisTemplate redis, RateLimitProperties properties,
+				MutableClock clock) {
+			return new FixedWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.ratelimit.sample.webflux;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import reactor.core.publisher.Mono;
@@ -49,11 +50,18 @@ class SampleWebFluxController {
 	Mono<ResponseEntity<Map<String, Object>>> quote(@PathVariable String symbol) {
 		return Mono.fromFuture(() -> this.limiter.tryAcquireAsync("quote:" + symbol, QUOTES))
 			.map((decision) -> decision.allowed()
-					? ResponseEntity.ok(Map.<String, Object>of("symbol", symbol, "remaining", decision.remaining()))
+					? ResponseEntity.ok(quote(symbol, "remaining", decision.remaining()))
 					: ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
 						.header("Retry-After", Long.toString(decision.retryAfterSeconds()))
-						.body(Map.<String, Object>of("symbol", symbol, "retryAfterSeconds",
-								decision.retryAfterSeconds())));
+						.body(quote(symbol, "retryAfterSeconds", decision.retryAfterSeconds())));
+	}
+
+	/** A quote's answer, its members in this order in JSON (a {@code Map.of} has no order of its own). */
+	private static Map<String, Object> quote(String symbol, String name, long value) {
+		Map<String, Object> quote = new LinkedHashMap<>();
+		quote.put("symbol", symbol);
+		quote.put(name, value);
+		return quote;
 	}
 
 }

@@ -5,16 +5,34 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.GcraRateLimiter;
+import dev.ratelimit.redis.LocalDenialCache;
+import dev.ratelimit.testsupport.CurlRequest;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
+import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -31,10 +49,65 @@ class SampleWebFluxApplicationTests {
 	@LocalServerPort
 	private int port;
 
+	@Autowired
+	private StringRedisTemplate redis;
+
+	@Autowired
+	private LocalDenialCache denialCache;
+
+	@Value("${ratelimit.key-prefix}")
+	private String prefix;
+
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
-		registry.add("ratelimit.key-prefix", () -> "sample-webflux-" + UUID.randomUUID().toString().substring(0, 8));
+		// one prefix, read by the application and by the test (a supplier is asked again at each read)
+		String prefix = "sample-webflux-" + UUID.randomUUID().toString().substring(0, 8);
+		registry.add("ratelimit.key-prefix", () -> prefix);
+		// the transcripts show every header: a slow moment on a loaded machine must not turn a decision into fail-open
+		registry.add("ratelimit.timeout", () -> "5s");
+	}
+
+	@BeforeEach
+	void freshBudgets() {
+		Set<String> keys = this.redis.keys(this.prefix + ":*");
+		if (!keys.isEmpty()) {
+			this.redis.delete(keys);
+		}
+		// rejections this instance remembers go with the budgets
+		this.denialCache.clear();
+	}
+
+	@Test
+	void answersAsTheSamplePageShows() {
+		String loop = "$ for i in %s; do curl -s -o /dev/null -w \"%%{http_code} \" %slocalhost:8080%s; done\n";
+		StringBuilder transcript = new StringBuilder(loop.formatted("1 2 3 4 5 6", "", "/api/greeting"))
+			.append(codes(6, "/api/greeting", null))
+			.append(loop.formatted("1 2 3 4", "-H \"X-Tenant: acme\" ", "/api/tenant/orders"))
+			.append(codes(4, "/api/tenant/orders", "acme"))
+			.append("$ curl -s -o /dev/null -w \"%{http_code}\\n\" -H \"X-Tenant: globex\" localhost:8080/api/tenant/orders\n")
+			.append(codes(1, "/api/tenant/orders", "globex"))
+			.append(loop.formatted("1 2 3", "", "/api/reports"))
+			.append(codes(3, "/api/reports", null))
+			.append("$ for i in 1 2 3; do curl -s localhost:8080/api/quotes/ACME; echo; done\n");
+		for (int i = 0; i < 3; i++) {
+			transcript.append(CurlRequest.get(this.port, "/api/quotes/ACME").send().body()).append('\n');
+		}
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "sample-app.md"),
+				"SampleWebFluxApplicationTests", null), transcript.toString());
+	}
+
+	/** The status codes of so many requests, as curl's {@code -w "%{http_code} "} prints them in a loop. */
+	private String codes(int requests, String path, String tenant) {
+		List<String> codes = new ArrayList<>();
+		for (int i = 0; i < requests; i++) {
+			CurlRequest request = CurlRequest.get(this.port, path);
+			if (tenant != null) {
+				request.header("X-Tenant", tenant);
+			}
+			codes.add(Integer.toString(request.send().status()));
+		}
+		return String.join(" ", codes) + "\n";
 	}
 
 	@Test
@@ -129,6 +202,29 @@ class SampleWebFluxApplicationTests {
 			request.headers(headers);
 		}
 		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class TestClock {
+
+		@Bean
+		MutableClock testClock() {
+			// a clock that stands still: the documented transcript is of requests made within one second
+			return new MutableClock(Instant.parse("2026-12-06T11:20:00Z"));
+		}
+
+		@Bean
+		FixedWindowRateLimiter testFixedWindowRateLimiter(StringRedisTemplate redis, RateLimitProperties properties,
+				MutableClock clock) {
+			return new FixedWindowRateLimiter(redis, properties.getKeyPrefix(), clock);
+		}
+
+		@Bean
+		GcraRateLimiter testGcraRateLimiter(StringRedisTemplate redis, RateLimitProperties properties,
+				MutableClock clock) {
+			return new GcraRateLimiter(redis, properties.getKeyPrefix(), clock);
+		}
+
 	}
 
 }
