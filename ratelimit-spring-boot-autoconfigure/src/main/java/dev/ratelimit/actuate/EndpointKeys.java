@@ -6,9 +6,9 @@ import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.internal.RateLimitRules;
-import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.rules.RuleKey;
 import dev.ratelimit.web.internal.CidrBlock;
 
 /**

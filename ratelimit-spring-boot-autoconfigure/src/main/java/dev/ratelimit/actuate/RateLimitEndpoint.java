@@ -24,11 +24,11 @@ import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
 import dev.ratelimit.web.internal.AddressLists;
 import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.ForwardedHeader;
-import dev.ratelimit.web.CalendarPeriod;
-import dev.ratelimit.web.PlanSource;
+import dev.ratelimit.rules.ForwardedHeader;
+import dev.ratelimit.rules.CalendarPeriod;
+import dev.ratelimit.rules.PlanSource;
 import dev.ratelimit.web.internal.RateLimitPlans;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;

@@ -6,7 +6,7 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.actuate.RateLimitEndpointWebExtension;
 import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.ForwardedHeader;
+import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.web.internal.RateLimitPlans;
 import dev.ratelimit.web.internal.RateLimitRules;
 

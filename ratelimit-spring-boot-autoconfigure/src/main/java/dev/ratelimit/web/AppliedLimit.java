@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * One limit applied to a request, as a policy of the rate-limit headers, and the decision it gave.

@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * Where the caller of a request stands under the rules applied to it, for its handler: each limit's decision

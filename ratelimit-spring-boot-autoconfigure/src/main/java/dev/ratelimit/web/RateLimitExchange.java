@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * One request as its entry point holds it: what the {@link RateLimitFlow} reads of it and writes to it.

@@ -15,6 +15,8 @@ import dev.ratelimit.web.internal.RateLimitRules;
 import dev.ratelimit.web.internal.RateLimitVerdict;
 
 import org.springframework.http.HttpHeaders;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.ResponseCost;
 
 /**
  * One request's way through the rules, the same whichever entry point it came in by (the servlet filter and

@@ -2,6 +2,7 @@ package dev.ratelimit.web;
 
 import java.util.List;
 import java.util.function.Supplier;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * Learns of every decision the rules take for requests, for metrics and traces.

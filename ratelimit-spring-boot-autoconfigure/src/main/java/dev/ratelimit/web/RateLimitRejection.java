@@ -5,6 +5,8 @@ import java.util.List;
 import org.springframework.util.Assert;
 import dev.ratelimit.web.internal.RateLimitHeaders;
 import dev.ratelimit.web.internal.RateLimitVerdict;
+import dev.ratelimit.rules.MissingKey;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * A request the rules refused, as the {@link RateLimitRejectionHandler} sees it: one of four cases,

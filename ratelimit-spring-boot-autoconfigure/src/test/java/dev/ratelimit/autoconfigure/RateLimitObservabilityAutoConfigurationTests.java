@@ -8,7 +8,7 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

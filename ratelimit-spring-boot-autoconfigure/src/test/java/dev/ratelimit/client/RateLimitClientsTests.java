@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.client.internal.MicrometerClientMetrics;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.internal.RateLimitRules;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.MethodLimits;
-import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.MethodLimits;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.web.TestRules;
 
 import org.springframework.boot.SpringBootConfiguration;

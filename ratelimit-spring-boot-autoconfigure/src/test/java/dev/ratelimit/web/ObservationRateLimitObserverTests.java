@@ -20,6 +20,10 @@ import dev.ratelimit.web.internal.RateLimitRules;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.ratelimit.rules.LimitDefinition;
+import dev.ratelimit.rules.MissingKey;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 
 /**
  * Each rule's decision on a real Redis is an observation named {@code ratelimit.decision}, tagged with

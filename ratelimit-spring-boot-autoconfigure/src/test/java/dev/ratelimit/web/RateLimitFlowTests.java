@@ -31,6 +31,13 @@ import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.ratelimit.rules.ForwardedHeader;
+import dev.ratelimit.rules.LimitDefinition;
+import dev.ratelimit.rules.MissingKey;
+import dev.ratelimit.rules.PlanSource;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.ResponseStatuses;
 
 /**
  * {@link RateLimitFlow}, without Redis or a web server: what it reads of an exchange, what it writes, and in

@@ -17,6 +17,7 @@ import dev.ratelimit.web.internal.RateLimitRules;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * What a client cannot choose, on every stack: a plan header is believed only from a trusted proxy and only

@@ -1,6 +1,8 @@
 package dev.ratelimit.web;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.rules.KeyResolvers;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 
 /**
  * Rules for tests of the rule engine without a web application: a factory whose rules may name no key-resolver

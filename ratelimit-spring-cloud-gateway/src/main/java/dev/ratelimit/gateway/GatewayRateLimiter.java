@@ -12,11 +12,11 @@ import reactor.core.publisher.Mono;
 
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.web.PendingSettlement;
 import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
@@ -83,7 +83,7 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 	 * Reads the {@code ratelimit.*} args of a route's {@code RequestRateLimiter} filter when its routes load,
 	 * as Spring Cloud Gateway's rate limiters read theirs.
 	 * @param event the args of one filter of one route
-	 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when an arg is invalid, naming it; the route
+	 * @throws dev.ratelimit.rules.InvalidRateLimitRuleException when an arg is invalid, naming it; the route
 	 * does not load
 	 */
 	@Override

@@ -12,7 +12,7 @@ import reactor.util.context.ContextView;
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.reactive.ReactorObservations;
 
 import org.springframework.http.HttpHeaders;

@@ -23,11 +23,11 @@ class GatewayArchitectureTests {
 
 	/** The entry-point SPI: what an entry point of the request flow other than the starter's own may use. */
 	private static final Set<String> ENTRY_POINT_SPI = Set.of("dev.ratelimit.web.RateLimitFlow",
-			"dev.ratelimit.web.RateLimitExchange", "dev.ratelimit.web.RateLimitRule", "dev.ratelimit.web.RateLimitRejection",
-			"dev.ratelimit.web.RateLimitRuleFactory", "dev.ratelimit.web.LimitDefinition", "dev.ratelimit.web.AfterResponse",
+			"dev.ratelimit.web.RateLimitExchange", "dev.ratelimit.rules.RateLimitRule", "dev.ratelimit.web.RateLimitRejection",
+			"dev.ratelimit.rules.RateLimitRuleFactory", "dev.ratelimit.rules.LimitDefinition", "dev.ratelimit.web.AfterResponse",
 			"dev.ratelimit.web.PendingSettlement",
-			"dev.ratelimit.web.KeyResolvers", "dev.ratelimit.web.ResponseCost",
-			"dev.ratelimit.web.InvalidRateLimitRuleException", "dev.ratelimit.web.reactive.ReactorObservations",
+			"dev.ratelimit.rules.KeyResolvers", "dev.ratelimit.rules.ResponseCost",
+			"dev.ratelimit.rules.InvalidRateLimitRuleException", "dev.ratelimit.web.reactive.ReactorObservations",
 			"dev.ratelimit.autoconfigure.RateLimitProperties", "dev.ratelimit.autoconfigure.RateLimitAutoConfiguration",
 			"dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration");
 

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.internal.DetachedExchange;
 
 /**

@@ -20,7 +20,7 @@ import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * A partner's limit on the calls this application makes to it ({@code ratelimit.clients.<name>.*}): the calls it

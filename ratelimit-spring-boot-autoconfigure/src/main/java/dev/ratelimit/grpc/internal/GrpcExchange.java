@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.ClassUtils;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
 import dev.ratelimit.web.internal.ClientAddressResolver;
 import dev.ratelimit.web.internal.DetachedExchange;
 

@@ -11,11 +11,11 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.PlanSource;
+import dev.ratelimit.rules.PlanSource;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
 import dev.ratelimit.web.internal.DetachedExchange;
 
 import org.springframework.expression.EvaluationContext;

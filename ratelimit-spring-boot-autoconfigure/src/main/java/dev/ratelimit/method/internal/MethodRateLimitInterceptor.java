@@ -27,8 +27,8 @@ import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.RateLimitExchange;
 import dev.ratelimit.web.RateLimitFlow;
 import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseCost;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.ResponseCost;
 import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.web.internal.LogThrottle;
 import dev.ratelimit.web.internal.RateLimitEnforcer;
@@ -107,7 +107,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 	 * every limited method at startup so that a bad annotation stops the application.
 	 * @param method the method
 	 * @param targetClass the bean's class
-	 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when an annotation is invalid
+	 * @throws dev.ratelimit.rules.InvalidRateLimitRuleException when an annotation is invalid
 	 */
 	public void check(Method method, Class<?> targetClass) {
 		limited(method, targetClass);

@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
-import dev.ratelimit.web.ForwardedHeader;
+import dev.ratelimit.rules.ForwardedHeader;
 
 /**
  * Finds a request's client address: the address of the connection's peer, unless that address

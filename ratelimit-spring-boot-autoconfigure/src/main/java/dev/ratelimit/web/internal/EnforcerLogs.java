@@ -12,7 +12,7 @@ import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.RateLimiterTimeoutException;
 import dev.ratelimit.RateLimiterTimeoutException.Culprit;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * The log lines of the {@link RateLimitEnforcer}, under its name: refusals at DEBUG with a fingerprint of

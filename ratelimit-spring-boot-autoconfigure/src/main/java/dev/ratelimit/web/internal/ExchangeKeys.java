@@ -10,10 +10,10 @@ import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.web.internal.RateLimitEnforcer.RequestKeys;
-import dev.ratelimit.web.PlanSource;
+import dev.ratelimit.rules.PlanSource;
 import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
 
 /**
  * The keys of one request under the rules that apply to it, read before its decision from its

@@ -1,6 +1,6 @@
 package dev.ratelimit.web.internal;
 
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.RateLimitObserver;
 
 import java.util.function.Supplier;

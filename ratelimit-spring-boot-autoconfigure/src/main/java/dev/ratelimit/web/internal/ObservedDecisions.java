@@ -5,7 +5,7 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.web.RateLimitObserver.Outcome;
 import dev.ratelimit.web.RateLimitObserver;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * Tells the observer (metrics, traces) of a request's decisions so that it can never fail the request: what

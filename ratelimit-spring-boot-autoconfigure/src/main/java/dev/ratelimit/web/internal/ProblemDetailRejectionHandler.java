@@ -12,8 +12,8 @@ import org.springframework.http.ResponseEntity;
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.RateLimitRejection;
 import dev.ratelimit.web.RateLimitRejectionHandler;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
 
 /**
  * The default {@link RateLimitRejectionHandler}: an RFC 9457 {@link ProblemDetail}, with the violated

@@ -22,9 +22,9 @@ import dev.ratelimit.RateLimiters;
 import dev.ratelimit.web.RateLimitObserver.Outcome;
 import dev.ratelimit.web.internal.RuleBudgets.Budget;
 import dev.ratelimit.web.AppliedLimit;
-import dev.ratelimit.web.MissingKey;
+import dev.ratelimit.rules.MissingKey;
 import dev.ratelimit.web.RateLimitObserver;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * Takes the decisions of the rules that apply to a request, whichever web stack it came through, and

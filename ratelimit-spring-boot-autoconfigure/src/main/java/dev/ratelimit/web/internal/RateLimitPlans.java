@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitPlanResolver;
-import dev.ratelimit.web.PlanSource;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.PlanSource;
+import dev.ratelimit.rules.RateLimitRule;
 
 import org.springframework.util.Assert;
 

@@ -19,12 +19,12 @@ import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.MethodLimits;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseCost;
-import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.MethodLimits;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.ResponseCost;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.RuleKey;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
@@ -183,7 +183,7 @@ public final class RateLimitRules {
 			MethodLimits built = this.factory.forBeanMethod(key.method(), key.beanType());
 			built.rules().forEach(this::register);
 			if (built.rules().stream().anyMatch((rule) -> !(rule.key() instanceof RuleKey.Expression)
-					|| rule.plan() instanceof dev.ratelimit.web.PlanSource.Header)) {
+					|| rule.plan() instanceof dev.ratelimit.rules.PlanSource.Header)) {
 				this.methodRulesReadRequests = true;
 			}
 			return built.rules().isEmpty() ? MethodLimits.NONE : built;

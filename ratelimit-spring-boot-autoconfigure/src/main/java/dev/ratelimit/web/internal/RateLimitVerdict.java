@@ -9,7 +9,7 @@ import dev.ratelimit.web.AfterResponse;
 import dev.ratelimit.RateLimitSlot;
 import dev.ratelimit.web.AppliedLimit;
 import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * What the rules decided for one request.

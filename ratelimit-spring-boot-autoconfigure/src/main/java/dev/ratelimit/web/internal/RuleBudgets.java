@@ -9,10 +9,10 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitPlanResolver;
-import dev.ratelimit.web.MissingKey;
-import dev.ratelimit.web.CalendarPeriod;
-import dev.ratelimit.web.PlanSource;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.MissingKey;
+import dev.ratelimit.rules.CalendarPeriod;
+import dev.ratelimit.rules.PlanSource;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * The budget a request charges under a rule: whose (its key's value, or its client address), under the

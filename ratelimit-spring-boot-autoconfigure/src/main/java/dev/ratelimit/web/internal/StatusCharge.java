@@ -5,8 +5,8 @@ import java.util.List;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseStatuses;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.ResponseStatuses;
 
 /**
  * A charge a request took before its handler ran, settled after the response: under a rule that counts responses by

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.web.ResponseCost;
+import dev.ratelimit.rules.ResponseCost;
 
 /**
  * Settles the charges requests took before their handlers ran: gives back those of {@code count-statuses} rules whose

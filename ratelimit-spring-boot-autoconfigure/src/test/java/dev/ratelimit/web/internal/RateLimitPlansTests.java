@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitPlanResolver;
-import dev.ratelimit.web.LimitDefinition;
-import dev.ratelimit.web.MissingKey;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.rules.LimitDefinition;
+import dev.ratelimit.rules.MissingKey;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.web.TestRules;
 
 import static org.assertj.core.api.Assertions.assertThat;

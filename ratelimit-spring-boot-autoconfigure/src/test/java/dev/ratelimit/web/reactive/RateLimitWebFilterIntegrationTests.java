@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.internal.RateLimitRules;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -53,7 +53,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * a request's slot is held under ({@link RateLimit#window()}), renewed while it runs; {@code null} for no such limit.
  * A rule with it may have no rate limits ({@code limits} empty)
  * @param enforce whether the rule refuses requests over its limits; {@code false} for a soft rule: decided, charged,
- * headers sent, never refused, and its decisions told to the handler ({@link RateLimitContext})
+ * headers sent, never refused, and its decisions told to the handler ({@code RateLimitContext})
  * @param costFrom where the actual cost of a request is read once its work is done: its {@code cost} is then a
  * reservation, settled with the actual cost; {@code null} when the cost is known before
  * @param chargePerMessage whether each message a client sends on a streaming gRPC call the rule matches is charged,

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 import java.lang.reflect.Method;
 import java.time.DateTimeException;
@@ -15,7 +15,6 @@ import java.util.Set;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimited;
 
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
@@ -236,7 +235,7 @@ final class RateLimitedAnnotations {
 
 	private static Duration duration(String rule, String attribute, String text) {
 		try {
-			return DurationStyle.detectAndParse(text);
+			return Durations.parse(text);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidRateLimitRuleException(rule, attribute, text,

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 /**
  * What a rule does with a request that lacks its key: the header, parameter or principal it reads.

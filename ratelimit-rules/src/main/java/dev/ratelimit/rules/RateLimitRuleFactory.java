@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -18,8 +18,6 @@ import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
 
-import org.springframework.boot.convert.ApplicationConversionService;
-import org.springframework.core.convert.ConversionException;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -176,24 +174,33 @@ public final class RateLimitRuleFactory {
 
 	/**
 	 * Parses an algorithm name as properties write it ({@code sliding-window-log}) or as the enum
-	 * constant ({@code SLIDING_WINDOW_LOG}), with the binder's own conversion.
+	 * constant ({@code SLIDING_WINDOW_LOG}), as the binder converts an enum.
 	 * @param rule the rule's name, for the error
 	 * @param text the name
 	 * @return the algorithm
 	 * @throws InvalidRateLimitRuleException when no algorithm has that name
 	 */
 	public static Algorithm parseAlgorithm(String rule, String text) {
-		try {
-			Algorithm algorithm = ApplicationConversionService.getSharedInstance().convert(text.strip(), Algorithm.class);
-			if (algorithm != null) {
+		// as the binder converts an enum: case and separators aside (sliding-window-log, SLIDING_WINDOW_LOG)
+		String wanted = lenient(text);
+		for (Algorithm algorithm : Algorithm.values()) {
+			if (lenient(algorithm.name()).equals(wanted)) {
 				return algorithm;
 			}
 		}
-		catch (ConversionException ex) {
-			// named below
-		}
 		throw new InvalidRateLimitRuleException(rule, "algorithm", text, "use one of "
 				+ String.join(", ", Arrays.stream(Algorithm.values()).map(Algorithm::id).toList()));
+	}
+
+	private static String lenient(String name) {
+		StringBuilder letters = new StringBuilder(name.length());
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (Character.isLetterOrDigit(c)) {
+				letters.append(Character.toLowerCase(c));
+			}
+		}
+		return letters.toString();
 	}
 
 	private static String format(Duration duration) {

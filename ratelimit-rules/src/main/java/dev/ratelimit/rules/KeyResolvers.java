@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 /**
  * Tells which beans a rule's {@code bean:<name>} key may name: those of the key-resolver type of the

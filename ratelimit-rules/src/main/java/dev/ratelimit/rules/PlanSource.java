@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 /**
  * The header through which the trusted proxies pass on the client address.

@@ -1,4 +1,4 @@
-package dev.ratelimit.web;
+package dev.ratelimit.rules;
 
 import java.time.DayOfWeek;
 import java.time.Duration;
