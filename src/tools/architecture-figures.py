@@ -20,7 +20,7 @@ PUBLIC_TYPE = re.compile(r"^public\s+(?:(?:final|abstract|sealed|non-sealed|stri
 
 
 def package_and_type(name):
-    """dev.ratelimit.web.internal.RuleBudgets.Budget -> (dev.ratelimit.web.internal, RuleBudgets)"""
+    """dev.ratelimit.rules.internal.RuleBudgets.Budget -> (dev.ratelimit.web.internal, RuleBudgets)"""
     parts = name.split(".")
     for i, part in enumerate(parts):
         if part[:1].isupper():

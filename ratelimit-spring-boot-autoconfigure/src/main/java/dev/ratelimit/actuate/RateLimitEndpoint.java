@@ -22,14 +22,14 @@ import dev.ratelimit.actuate.RateLimitDescriptors.ReloadDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.ResetDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
-import dev.ratelimit.web.internal.AddressLists;
-import dev.ratelimit.web.internal.ClientAddressResolver;
+import dev.ratelimit.rules.internal.AddressLists;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
 import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.CalendarPeriod;
 import dev.ratelimit.rules.PlanSource;
-import dev.ratelimit.web.internal.RateLimitPlans;
+import dev.ratelimit.rules.internal.RateLimitPlans;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

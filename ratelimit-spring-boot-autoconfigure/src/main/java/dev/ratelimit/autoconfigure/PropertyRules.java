@@ -9,9 +9,9 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.web.internal.AddressLists;
+import dev.ratelimit.rules.internal.AddressLists;
 import dev.ratelimit.rules.CalendarPeriod;
-import dev.ratelimit.web.internal.CidrBlock;
+import dev.ratelimit.rules.internal.CidrBlock;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.KeyResolvers;
 import dev.ratelimit.rules.LimitDefinition;

@@ -11,10 +11,10 @@ import dev.ratelimit.client.internal.ClientMetrics;
 import dev.ratelimit.client.internal.MicrometerClientMetrics;
 import dev.ratelimit.client.internal.PartnerBudgets;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
-import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RateLimitRuleFactory;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -16,7 +16,7 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.client.internal.MicrometerClientMetrics;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;

@@ -6,7 +6,7 @@ import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.rules.KeyResolvers;
-import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -8,9 +8,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.BlockPolicy;
-import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 /**
  * The budgets of the partners this application calls, in the order of {@code ratelimit.clients.*}: a call is
