@@ -19,7 +19,7 @@ import dev.ratelimit.rules.RuleKey;
  * The keys of one request under the rules that apply to it, read before its decision from its
  * {@link RateLimitExchange}, so that the enforcer never waits for one.
  */
-public record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> values, String clientAddress,
+record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> values, String clientAddress,
 		ClientAddressResolver addresses) implements RequestKeys {
 
 	/**

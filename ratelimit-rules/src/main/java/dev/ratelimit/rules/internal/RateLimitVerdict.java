@@ -27,7 +27,7 @@ import dev.ratelimit.rules.RateLimitRule;
  * empty when the request is refused (they were given back)
  * @since 0.1.0
  */
-public record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
+record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
 		@Nullable RateLimitRule missingKey, List<StatusCharge> counted, List<RateLimitSlot> slots) {
 
 	/**

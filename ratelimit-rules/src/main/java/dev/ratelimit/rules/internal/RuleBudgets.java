@@ -18,7 +18,7 @@ import dev.ratelimit.rules.RateLimitRule;
  * The budget a request charges under a rule: whose (its key's value, or its client address), under the
  * limits of its plan, and for a calendar quota in which period. For the {@link RateLimitEnforcer}.
  */
-public final class RuleBudgets {
+final class RuleBudgets {
 
 	/** The budget of a request a rule exempts: it charges nothing. */
 	static final Budget EXEMPT = new Budget("", List.of(), null, List.of());

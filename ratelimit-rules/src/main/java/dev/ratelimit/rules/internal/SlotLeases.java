@@ -20,7 +20,7 @@ import dev.ratelimit.RateLimitSlot;
  * when their leases end; given back when the request's response completes. One daemon thread, started with the first
  * slot, runs the renewals; it holds no thread while Redis answers.
  */
-public final class SlotLeases implements AutoCloseable {
+final class SlotLeases implements AutoCloseable {
 
 	/** How often the held slots are looked over: a quarter of the shortest lease (1s). */
 	static final long TICK_MILLIS = 250;

@@ -23,7 +23,7 @@ import dev.ratelimit.rules.ResponseStatuses;
  * @param permits how many were taken
  * @since 0.1.0
  */
-public record StatusCharge(RateLimitRule rule, RateLimiter limiter, String key, List<RateLimit> limits,
+record StatusCharge(RateLimitRule rule, RateLimiter limiter, String key, List<RateLimit> limits,
 		long permits) {
 
 	/**

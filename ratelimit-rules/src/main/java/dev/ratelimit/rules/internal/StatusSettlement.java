@@ -13,7 +13,7 @@ import dev.ratelimit.rules.ResponseCost;
  * difference charged, or the excess given back). One call per charge, every one tried, failures logged and never
  * thrown. For the {@link RateLimitEnforcer}.
  */
-public final class StatusSettlement {
+final class StatusSettlement {
 
 	private final EnforcerLogs logs;
 
