@@ -162,7 +162,7 @@ public @interface RateLimited {
 	/**
 	 * Whether the limit refuses calls over it: {@code "true"} or {@code "false"}; empty for {@code "true"}. A soft
 	 * limit ({@code "false"}) is decided, charged and announced, never refuses, and tells the handler where the
-	 * caller stands ({@code dev.ratelimit.web.RateLimitContext}).
+	 * caller stands ({@code dev.ratelimit.rules.flow.RateLimitContext}).
 	 * @return whether the limit refuses, or empty
 	 */
 	String enforce() default "";

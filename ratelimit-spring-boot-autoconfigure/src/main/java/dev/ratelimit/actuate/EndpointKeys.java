@@ -5,11 +5,11 @@ import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
-import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.internal.CidrBlock;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.RuleKey;
+import dev.ratelimit.rules.internal.CidrBlock;
 
 /**
  * Finds the budget an operation of the endpoint is about: the rule by its name, the key as the path or the

@@ -1,6 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
-import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

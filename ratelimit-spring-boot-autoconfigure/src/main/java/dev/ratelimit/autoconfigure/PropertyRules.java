@@ -10,16 +10,16 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.web.internal.AddressLists;
-import dev.ratelimit.web.CalendarPeriod;
-import dev.ratelimit.web.internal.CidrBlock;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.KeyResolvers;
-import dev.ratelimit.web.LimitDefinition;
-import dev.ratelimit.web.PlanSource;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.ResponseCost;
+import dev.ratelimit.rules.internal.AddressLists;
+import dev.ratelimit.rules.CalendarPeriod;
+import dev.ratelimit.rules.internal.CidrBlock;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.KeyResolvers;
+import dev.ratelimit.rules.LimitDefinition;
+import dev.ratelimit.rules.PlanSource;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.ResponseCost;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 

@@ -11,12 +11,12 @@ import dev.ratelimit.client.RateLimitExchangeFilterFunction;
 import dev.ratelimit.client.internal.ClientMetrics;
 import dev.ratelimit.client.internal.MicrometerClientMetrics;
 import dev.ratelimit.client.internal.PartnerBudgets;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.LimitDefinition;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.LimitDefinition;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.internal.RateLimitRules;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

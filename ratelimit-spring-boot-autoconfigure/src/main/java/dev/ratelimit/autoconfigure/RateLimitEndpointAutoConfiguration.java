@@ -5,10 +5,10 @@ import java.util.List;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.actuate.RateLimitEndpointWebExtension;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.ForwardedHeader;
-import dev.ratelimit.web.internal.RateLimitPlans;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.ForwardedHeader;
+import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;

@@ -11,9 +11,9 @@ import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.method.RateLimitedMethodPostProcessor;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.method.internal.MethodRateLimitInterceptor;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -9,7 +9,7 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.RateLimiterTimeoutException.Culprit;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.LocalDenialCache;
-import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
+import dev.ratelimit.rules.internal.MicrometerRateLimitObserver;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -2,7 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import io.micrometer.observation.ObservationRegistry;
 
-import dev.ratelimit.web.internal.ObservationRateLimitObserver;
+import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -13,10 +13,10 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
-import dev.ratelimit.web.CalendarPeriod;
-import dev.ratelimit.web.ForwardedHeader;
-import dev.ratelimit.web.MissingKey;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.CalendarPeriod;
+import dev.ratelimit.rules.ForwardedHeader;
+import dev.ratelimit.rules.MissingKey;
+import dev.ratelimit.rules.RateLimitRule;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

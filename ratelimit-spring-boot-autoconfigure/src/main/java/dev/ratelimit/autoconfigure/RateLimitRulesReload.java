@@ -7,13 +7,13 @@ import java.util.function.Predicate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.ratelimit.web.internal.AddressLists;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.KeyResolvers;
-import dev.ratelimit.web.internal.RateLimitPlans;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.AddressLists;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.KeyResolvers;
+import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;

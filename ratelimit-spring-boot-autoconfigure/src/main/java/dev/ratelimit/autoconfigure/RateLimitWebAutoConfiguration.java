@@ -16,19 +16,20 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.KeyResolvers;
-import dev.ratelimit.web.internal.ProblemDetailRejectionHandler;
-import dev.ratelimit.web.internal.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.internal.RateLimitHeaders;
-import dev.ratelimit.web.RateLimitObserver;
-import dev.ratelimit.web.internal.RateLimitPlans;
-import dev.ratelimit.web.RateLimitRejectionHandler;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.KeyResolvers;
+import dev.ratelimit.rules.internal.ProblemDetailRejectionHandler;
+import dev.ratelimit.rules.internal.RateLimitEnforcer;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.internal.RateLimitHeaders;
+import dev.ratelimit.rules.internal.RateLimitEngine;
+import dev.ratelimit.rules.flow.RateLimitObserver;
+import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
 import dev.ratelimit.web.servlet.RateLimitCondition;
@@ -124,7 +125,7 @@ public final class RateLimitWebAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitFlow rateLimitFlow(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
 			RateLimitHeaders headers) {
-		return new RateLimitFlow(rules, enforcer, addresses, headers);
+		return RateLimitEngine.builder(rules, enforcer).addresses(addresses).headers(headers).build();
 	}
 
 	@Bean

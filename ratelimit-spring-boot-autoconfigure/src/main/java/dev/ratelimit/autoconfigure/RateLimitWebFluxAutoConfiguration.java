@@ -7,11 +7,11 @@ import java.util.Set;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRejectionHandler;
-import dev.ratelimit.web.internal.RateLimitRules;
-import dev.ratelimit.web.internal.UnmappedRules;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
+import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.UnmappedRules;
 import dev.ratelimit.web.reactive.internal.FunctionalRoutePaths;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
@@ -48,7 +48,7 @@ import org.springframework.web.reactive.BindingContext;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
 import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
-import dev.ratelimit.web.RateLimitContext;
+import dev.ratelimit.rules.flow.RateLimitContext;
 
 /**
  * Applies the shared {@link RateLimitRules} in reactive (WebFlux) applications: a

@@ -7,10 +7,10 @@ import jakarta.servlet.DispatcherType;
 
 import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
 import dev.ratelimit.method.RateLimitCurrentRequest;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRejectionHandler;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
+import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;

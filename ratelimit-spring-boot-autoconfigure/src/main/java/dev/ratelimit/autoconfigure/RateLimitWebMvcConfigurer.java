@@ -10,9 +10,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.web.RateLimitContext;
-import dev.ratelimit.web.internal.RateLimitRules;
-import dev.ratelimit.web.internal.UnmappedRules;
+import dev.ratelimit.rules.flow.RateLimitContext;
+import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.UnmappedRules;
 import dev.ratelimit.web.servlet.internal.FunctionalRoutePaths;
 import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;

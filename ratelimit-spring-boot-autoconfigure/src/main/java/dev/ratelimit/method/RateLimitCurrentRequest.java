@@ -2,7 +2,7 @@ package dev.ratelimit.method;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitExchange;
 
 /**
  * Finds the web request a bean method is called in, so that the method's limits keyed by {@code ip},

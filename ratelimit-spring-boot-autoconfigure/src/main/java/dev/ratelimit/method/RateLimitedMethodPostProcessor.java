@@ -7,7 +7,7 @@ import java.util.List;
 
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.method.internal.MethodRateLimitInterceptor;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
 import org.springframework.aop.ClassFilter;
 import org.springframework.aop.support.AopUtils;

@@ -3,7 +3,7 @@ package dev.ratelimit.method;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
-import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitExchange;
 
 /**
  * Finds the web request a {@link dev.ratelimit.RateLimited} bean method returning a {@code Mono} or {@code Flux}

@@ -11,7 +11,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.RedisRateLimiter;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -6,10 +6,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
-import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
+import dev.ratelimit.rules.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -3,8 +3,8 @@ package dev.ratelimit.autoconfigure;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.web.internal.ObservationRateLimitObserver;
-import dev.ratelimit.web.internal.RateLimitEnforcer;
+import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
+import dev.ratelimit.rules.internal.RateLimitEnforcer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;

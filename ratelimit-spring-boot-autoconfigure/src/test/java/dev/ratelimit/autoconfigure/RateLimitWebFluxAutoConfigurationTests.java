@@ -3,7 +3,7 @@ package dev.ratelimit.autoconfigure;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;

@@ -13,23 +13,22 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimited;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.ForwardedHeader;
-import dev.ratelimit.web.internal.ProblemDetailRejectionHandler;
-import dev.ratelimit.web.internal.RateLimitEnforcer;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.internal.RateLimitHeaders;
-import dev.ratelimit.web.RateLimitObserver;
-import dev.ratelimit.web.internal.RateLimitPlans;
-import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.ForwardedHeader;
+import dev.ratelimit.rules.internal.ProblemDetailRejectionHandler;
+import dev.ratelimit.rules.internal.RateLimitEnforcer;
+import dev.ratelimit.rules.internal.RateLimitEngine;
+import dev.ratelimit.rules.flow.RateLimitObserver;
+import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.internal.RateLimitResponseWriter;
 import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.internal.RateLimitRules;
-import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
+import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.SpringBootConfiguration;
@@ -243,7 +242,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
 				RateLimitPlans.NONE, java.time.Clock.systemUTC());
 		ServletRateLimitSupport support = new ServletRateLimitSupport(
-				new RateLimitFlow(rules, enforcer, resolver, new RateLimitHeaders(true, false)), resolver,
+				RateLimitEngine.builder(rules, enforcer).addresses(resolver).build(), resolver,
 				(name) -> null, (name) -> null, new ProblemDetailRejectionHandler(),
 				new RateLimitResponseWriter(List::of));
 		RateLimitInterceptor interceptor = new RateLimitInterceptor(support);

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.testsupport.DocumentationExamples;
 import dev.ratelimit.testsupport.DocumentationExamples.Block;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 

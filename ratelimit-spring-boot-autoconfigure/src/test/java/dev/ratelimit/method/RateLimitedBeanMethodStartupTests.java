@@ -9,10 +9,10 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.MethodLimits;
-import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.TestRules;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.MethodLimits;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.KeyResolvers;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -32,7 +32,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class RateLimitedBeanMethodStartupTests {
 
-	private static final RateLimitRuleFactory factory = TestRules.factory(Algorithm.FIXED_WINDOW, "plans"::equals);
+	private static final RateLimitRuleFactory factory = new RateLimitRuleFactory(Algorithm.FIXED_WINDOW, new KeyResolvers() {
+
+		@Override
+		public boolean exists(String name) {
+			return false;
+		}
+
+		@Override
+		public String type() {
+			return "none";
+		}
+
+	}, false, "plans"::equals);
 
 	@Test
 	void aKeyThatReadsNoParameterStopsTheApplication() {

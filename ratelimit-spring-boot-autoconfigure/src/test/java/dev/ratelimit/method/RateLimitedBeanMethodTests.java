@@ -27,7 +27,7 @@ import dev.ratelimit.RateLimited;
 import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.TestClockConfiguration;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.SpringBootConfiguration;

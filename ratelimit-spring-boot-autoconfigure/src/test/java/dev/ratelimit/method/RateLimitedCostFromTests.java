@@ -16,7 +16,7 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

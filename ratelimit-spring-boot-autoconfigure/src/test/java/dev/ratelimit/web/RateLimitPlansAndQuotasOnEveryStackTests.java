@@ -12,11 +12,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * What a client cannot choose, on every stack: a plan header is believed only from a trusted proxy and only

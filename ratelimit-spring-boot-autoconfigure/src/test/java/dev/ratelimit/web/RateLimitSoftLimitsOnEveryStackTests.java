@@ -12,6 +12,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.ratelimit.rules.flow.RateLimitContext;
 
 /**
  * Soft rules ({@code enforce=false}) on every stack: decided, charged and announced in headers, never refused, and

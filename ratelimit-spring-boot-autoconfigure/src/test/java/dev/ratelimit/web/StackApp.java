@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import dev.ratelimit.redis.LocalDenialCache;
-import dev.ratelimit.web.internal.RateLimitPlans;
+import dev.ratelimit.rules.internal.RateLimitPlans;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.dao.DataAccessException;

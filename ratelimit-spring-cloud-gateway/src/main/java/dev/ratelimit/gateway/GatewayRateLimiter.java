@@ -11,12 +11,12 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import dev.ratelimit.autoconfigure.RateLimitProperties;
-import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.PendingSettlement;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.flow.PendingSettlement;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
@@ -31,7 +31,7 @@ import org.springframework.web.server.ResponseStatusException;
  * The {@link RateLimiter} of Spring Cloud Gateway's {@code RequestRateLimiter} filter on ratelimit's
  * limiters: any algorithm, several limits charged all or nothing, a cost per request, configured per route
  * through the filter's {@code ratelimit.*} args the way Spring Cloud Gateway's {@code RedisRateLimiter} reads
- * {@code redis-rate-limiter.*}. Each route's args become a rule, taken by the {@link dev.ratelimit.web.RateLimitFlow} that
+ * {@code redis-rate-limiter.*}. Each route's args become a rule, taken by the {@link dev.ratelimit.rules.flow.RateLimitFlow} that
  * takes every web stack's requests, without blocking: a request charges {@code <route>:resolver:<key>},
  * the key being what the route's {@code KeyResolver} found (an id that a rule's name cannot hold is replaced and
  * fingerprinted, so that every route keeps a budget of its own unless routes say they share one); its response carries the {@code RateLimit-Policy}
@@ -83,7 +83,7 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 	 * Reads the {@code ratelimit.*} args of a route's {@code RequestRateLimiter} filter when its routes load,
 	 * as Spring Cloud Gateway's rate limiters read theirs.
 	 * @param event the args of one filter of one route
-	 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when an arg is invalid, naming it; the route
+	 * @throws dev.ratelimit.rules.InvalidRateLimitRuleException when an arg is invalid, naming it; the route
 	 * does not load
 	 */
 	@Override

@@ -5,9 +5,9 @@ import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import dev.ratelimit.redis.RedisScriptRunner;
-import dev.ratelimit.web.KeyResolvers;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.rules.KeyResolvers;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.ListableBeanFactory;

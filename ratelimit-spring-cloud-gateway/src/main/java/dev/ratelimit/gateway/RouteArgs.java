@@ -12,11 +12,11 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.LimitDefinition;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
-import dev.ratelimit.web.ResponseCost;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.LimitDefinition;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
+import dev.ratelimit.rules.ResponseCost;
 
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;

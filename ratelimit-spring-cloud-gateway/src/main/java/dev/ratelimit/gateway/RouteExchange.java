@@ -9,10 +9,10 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
-import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRejection;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.reactive.ReactorObservations;
 
 import org.springframework.http.HttpHeaders;

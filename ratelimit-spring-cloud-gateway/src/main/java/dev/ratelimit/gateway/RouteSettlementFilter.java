@@ -3,9 +3,9 @@ package dev.ratelimit.gateway;
 
 import reactor.core.publisher.Mono;
 
-import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.PendingSettlement;
-import dev.ratelimit.web.RateLimitFlow;
+import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.flow.PendingSettlement;
+import dev.ratelimit.rules.flow.RateLimitFlow;
 
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;

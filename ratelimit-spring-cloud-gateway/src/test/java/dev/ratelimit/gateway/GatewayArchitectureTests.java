@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -22,12 +23,12 @@ class GatewayArchitectureTests {
 		.importPackages("dev.ratelimit.gateway");
 
 	/** The entry-point SPI: what an entry point of the request flow other than the starter's own may use. */
-	private static final Set<String> ENTRY_POINT_SPI = Set.of("dev.ratelimit.web.RateLimitFlow",
-			"dev.ratelimit.web.RateLimitExchange", "dev.ratelimit.web.RateLimitRule", "dev.ratelimit.web.RateLimitRejection",
-			"dev.ratelimit.web.RateLimitRuleFactory", "dev.ratelimit.web.LimitDefinition", "dev.ratelimit.web.AfterResponse",
-			"dev.ratelimit.web.PendingSettlement",
-			"dev.ratelimit.web.KeyResolvers", "dev.ratelimit.web.ResponseCost",
-			"dev.ratelimit.web.InvalidRateLimitRuleException", "dev.ratelimit.web.reactive.ReactorObservations",
+	private static final Set<String> ENTRY_POINT_SPI = Set.of("dev.ratelimit.rules.flow.RateLimitFlow",
+			"dev.ratelimit.rules.flow.RateLimitExchange", "dev.ratelimit.rules.RateLimitRule", "dev.ratelimit.rules.flow.RateLimitRejection",
+			"dev.ratelimit.rules.RateLimitRuleFactory", "dev.ratelimit.rules.LimitDefinition", "dev.ratelimit.rules.flow.AfterResponse",
+			"dev.ratelimit.rules.flow.PendingSettlement",
+			"dev.ratelimit.rules.KeyResolvers", "dev.ratelimit.rules.ResponseCost",
+			"dev.ratelimit.rules.InvalidRateLimitRuleException", "dev.ratelimit.web.reactive.ReactorObservations",
 			"dev.ratelimit.autoconfigure.RateLimitProperties", "dev.ratelimit.autoconfigure.RateLimitAutoConfiguration",
 			"dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration");
 
@@ -39,8 +40,8 @@ class GatewayArchitectureTests {
 			@Override
 			public boolean test(JavaClass type) {
 				String name = type.getName();
-				boolean starters = name.startsWith("dev.ratelimit.web.") || name.startsWith("dev.ratelimit.autoconfigure.")
-						|| name.startsWith("dev.ratelimit.actuate.");
+				boolean starters = name.startsWith("dev.ratelimit.rules.") || name.startsWith("dev.ratelimit.web.")
+						|| name.startsWith("dev.ratelimit.autoconfigure.") || name.startsWith("dev.ratelimit.actuate.");
 				// nested types (a rejection's cases, the properties' groups) belong to their outer type
 				int nested = name.indexOf('$');
 				return starters && !ENTRY_POINT_SPI.contains((nested < 0) ? name : name.substring(0, nested));
@@ -62,8 +63,13 @@ class GatewayArchitectureTests {
 			.resideInAPackage("dev.ratelimit.gateway..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("dev.ratelimit.web.internal..", "dev.ratelimit.internal..", "dev.ratelimit.redis.internal..")
+			.resideInAPackage("..internal..")
 			.check(classes);
+	}
+
+	@Test
+	void hasNoPackageCycles() {
+		slices().matching("dev.ratelimit.(**)").should().beFreeOfCycles().check(classes);
 	}
 
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.testsupport.RecordingObservationHandler;
-import dev.ratelimit.web.internal.ObservationRateLimitObserver;
+import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -11,9 +11,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RateLimitRuleFactory;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RateLimitRuleFactory;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.cloud.gateway.config.GatewayProperties;

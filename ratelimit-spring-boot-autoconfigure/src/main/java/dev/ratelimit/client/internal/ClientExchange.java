@@ -7,11 +7,11 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.internal.DetachedExchange;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.flow.DetachedExchange;
 
 /**
- * One call out to a partner as the {@link dev.ratelimit.web.RateLimitFlow} reads it: every call of a partner charges
+ * One call out to a partner as the {@link dev.ratelimit.rules.flow.RateLimitFlow} reads it: every call of a partner charges
  * one budget, the partner's, whoever makes it; a refusal is kept for the budget to wait or fail.
  */
 final class ClientExchange extends DetachedExchange {

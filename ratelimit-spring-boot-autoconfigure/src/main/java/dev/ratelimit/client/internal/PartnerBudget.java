@@ -17,10 +17,10 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
-import dev.ratelimit.web.AppliedLimit;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRule;
+import dev.ratelimit.rules.flow.AppliedLimit;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitRejection;
+import dev.ratelimit.rules.RateLimitRule;
 
 /**
  * A partner's limit on the calls this application makes to it ({@code ratelimit.clients.<name>.*}): the calls it

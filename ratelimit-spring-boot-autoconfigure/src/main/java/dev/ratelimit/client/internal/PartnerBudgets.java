@@ -8,9 +8,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.BlockPolicy;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 /**
  * The budgets of the partners this application calls, in the order of {@code ratelimit.clients.*}: a call is
@@ -109,7 +109,7 @@ public final class PartnerBudgets {
 		 * @param learn whether its answers block the budget
 		 * @param maxLearnedBlock the longest block its answers start, from 1 ms
 		 * @return this builder
-		 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when a rule already has the partner's name
+		 * @throws dev.ratelimit.rules.InvalidRateLimitRuleException when a rule already has the partner's name
 		 */
 		public Builder add(String name, List<String> urls, RateLimitRule rule, Duration maxWait, boolean learn,
 				Duration maxLearnedBlock) {

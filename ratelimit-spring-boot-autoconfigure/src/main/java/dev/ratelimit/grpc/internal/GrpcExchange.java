@@ -19,13 +19,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.ClassUtils;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.internal.DetachedExchange;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.DetachedExchange;
 
 /**
- * One gRPC call as the {@link dev.ratelimit.web.RateLimitFlow} reads it: its path is the full method name as gRPC
+ * One gRPC call as the {@link dev.ratelimit.rules.flow.RateLimitFlow} reads it: its path is the full method name as gRPC
  * sends it over HTTP/2 ({@code /helloworld.Greeter/SayHello}, always {@code POST}), its headers are the call's
  * metadata, its client address the peer's (or the trusted proxies' forwarded header), its principal Spring
  * Security's. Decided on the thread gRPC starts the call on (the server's executor), which may block; the exchange of

@@ -20,14 +20,14 @@ import io.grpc.StatusException;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseCost;
-import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitRejection;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.ResponseCost;
+import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 

@@ -9,9 +9,9 @@ import io.grpc.Metadata;
 import io.grpc.StatusException;
 import io.grpc.protobuf.StatusProto;
 
-import dev.ratelimit.web.AppliedLimit;
-import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.internal.ProblemDetailRejectionHandler;
+import dev.ratelimit.rules.flow.AppliedLimit;
+import dev.ratelimit.rules.flow.RateLimitRejection;
+import dev.ratelimit.rules.internal.ProblemDetailRejectionHandler;
 
 /**
  * How a refused gRPC call ends: the status of its refusal ({@code RESOURCE_EXHAUSTED} over a limit,

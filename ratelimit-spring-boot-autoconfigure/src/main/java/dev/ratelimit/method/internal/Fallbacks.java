@@ -9,7 +9,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;

@@ -15,11 +15,11 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.InvalidRateLimitException;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.web.InvalidRateLimitRuleException;
-import dev.ratelimit.web.MethodLimits;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseCost;
-import dev.ratelimit.web.RuleKey;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.MethodLimits;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.ResponseCost;
+import dev.ratelimit.rules.RuleKey;
 
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;

@@ -11,19 +11,19 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.PlanSource;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.internal.DetachedExchange;
+import dev.ratelimit.rules.PlanSource;
+import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
+import dev.ratelimit.rules.flow.DetachedExchange;
 
 import org.springframework.expression.EvaluationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 
 /**
- * One call of a {@link dev.ratelimit.RateLimited} bean method as the {@link dev.ratelimit.web.RateLimitFlow} reads
+ * One call of a {@link dev.ratelimit.RateLimited} bean method as the {@link dev.ratelimit.rules.flow.RateLimitFlow} reads
  * it: SpEL keys from the call's arguments, the other keys from the web request the call is made in (none outside
  * one), and a refusal kept for the interceptor to throw instead of written as a response.
  */

@@ -8,7 +8,7 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.web.InvalidRateLimitRuleException;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;

@@ -23,16 +23,16 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
-import dev.ratelimit.web.AppliedLimit;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.ResponseCost;
-import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.internal.LogThrottle;
-import dev.ratelimit.web.internal.RateLimitEnforcer;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.AppliedLimit;
+import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitRejection;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.ResponseCost;
+import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.internal.LogThrottle;
+import dev.ratelimit.rules.internal.RateLimitEnforcer;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
@@ -107,7 +107,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 	 * every limited method at startup so that a bad annotation stops the application.
 	 * @param method the method
 	 * @param targetClass the bean's class
-	 * @throws dev.ratelimit.web.InvalidRateLimitRuleException when an annotation is invalid
+	 * @throws dev.ratelimit.rules.InvalidRateLimitRuleException when an annotation is invalid
 	 */
 	public void check(Method method, Class<?> targetClass) {
 		limited(method, targetClass);

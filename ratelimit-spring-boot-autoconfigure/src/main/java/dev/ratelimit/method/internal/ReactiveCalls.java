@@ -10,7 +10,7 @@ import reactor.core.publisher.SignalType;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
-import dev.ratelimit.web.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitExchange;
 
 /**
  * Limited methods that return a {@code Mono} or a {@code Flux}: each subscription is one call, decided when it

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.internal.MicrometerRateLimitObserver;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.internal.MicrometerRateLimitObserver;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;

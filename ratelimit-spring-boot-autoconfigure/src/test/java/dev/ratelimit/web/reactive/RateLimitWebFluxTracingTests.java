@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.testsupport.RecordingObservationHandler;
-import dev.ratelimit.web.internal.ObservationRateLimitObserver;
+import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
 import dev.ratelimit.web.StackApp;
 import dev.ratelimit.web.StackApps;
 import dev.ratelimit.web.WebStack;

@@ -9,8 +9,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.internal.RateLimitRules;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.internal.RateLimitRules;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;

@@ -12,7 +12,7 @@ import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.actuate.RateLimitDescriptors;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.web.internal.RateLimitPlans;
+import dev.ratelimit.rules.internal.RateLimitPlans;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;

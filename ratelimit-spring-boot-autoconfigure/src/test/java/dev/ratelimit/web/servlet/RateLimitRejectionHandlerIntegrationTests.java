@@ -4,7 +4,7 @@ import java.net.http.HttpResponse;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;

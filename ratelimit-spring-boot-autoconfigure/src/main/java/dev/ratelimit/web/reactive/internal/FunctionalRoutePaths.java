@@ -6,7 +6,7 @@ import java.util.function.Function;
 
 import reactor.core.publisher.Mono;
 
-import dev.ratelimit.web.internal.UnmappedRules;
+import dev.ratelimit.rules.internal.UnmappedRules;
 
 import org.springframework.core.io.Resource;
 import org.springframework.http.HttpMethod;

@@ -18,16 +18,16 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.web.internal.ClientAddressResolver;
-import dev.ratelimit.web.RateLimitExchange;
-import dev.ratelimit.web.RateLimitFlow;
-import dev.ratelimit.web.RateLimitRejection;
-import dev.ratelimit.web.RateLimitRejectionHandler;
-import dev.ratelimit.web.RateLimitRule;
-import dev.ratelimit.web.RuleKey;
-import dev.ratelimit.web.internal.ContentNegotiation;
-import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.PendingSettlement;
+import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitRejection;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
+import dev.ratelimit.rules.internal.ContentNegotiation;
+import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.flow.PendingSettlement;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactorObservations;
@@ -334,22 +334,22 @@ public final class ReactiveRateLimitSupport {
 
 		@Override
 		public void settleAfter(AfterResponse after) {
-			if (!after.charges().isEmpty()) {
+			if (after.hasCharges()) {
 				// settled once the response's final status is known, before it is sent (an error the handler throws is
 				// the 500 WebFlux writes); a response that is never committed (the client went away) keeps its charges,
 				// as on the servlet stack
 				ServerHttpResponse response = this.exchange.getResponse();
-				AfterResponse charges = new AfterResponse(after.charges(), List.of());
+				AfterResponse charges = after.chargesOnly();
 				// the actual costs the handler set (cost-from), kept from the client unless exposed
 				ServerWebExchange served = this.exchange;
 				response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow.settleAnswered(charges,
 						(response.getStatusCode() != null) ? response.getStatusCode().value() : 200, response.getHeaders(),
 						served.getAttribute(RateLimitFlow.REFUSED) != null)));
 			}
-			if (!after.slots().isEmpty()) {
+			if (after.hasSlots()) {
 				// given back when the exchange completes (settling, below), its body written or not; at once when it
 				// ended already (the client went away while Redis was deciding)
-				AfterResponse slots = new AfterResponse(List.of(), after.slots());
+				AfterResponse slots = after.slotsOnly();
 				if (!pending(this.exchange).add(slots)) {
 					ReactiveRateLimitSupport.this.flow.release(slots);
 				}

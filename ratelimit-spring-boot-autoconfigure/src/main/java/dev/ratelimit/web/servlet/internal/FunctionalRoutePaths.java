@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
-import dev.ratelimit.web.internal.UnmappedRules;
+import dev.ratelimit.rules.internal.UnmappedRules;
 
 import org.springframework.core.io.Resource;
 import org.springframework.http.HttpMethod;

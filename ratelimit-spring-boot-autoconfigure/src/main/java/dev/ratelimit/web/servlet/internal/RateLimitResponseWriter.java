@@ -13,11 +13,11 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
 
-import dev.ratelimit.web.internal.ContentNegotiation;
+import dev.ratelimit.rules.internal.ContentNegotiation;
 
 /**
  * Writes rate-limit headers and the entities of a
- * {@link dev.ratelimit.web.RateLimitRejectionHandler} to servlet responses, the body through the
+ * {@link dev.ratelimit.rules.flow.RateLimitRejectionHandler} to servlet responses, the body through the
  * application's message converters in a media type the client accepts.
  *
  * @since 0.1.0

@@ -1,10 +1,6 @@
 package dev.ratelimit.web.servlet.internal;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import dev.ratelimit.web.AfterResponse;
-import dev.ratelimit.web.internal.StatusCharge;
+import dev.ratelimit.rules.flow.AfterResponse;
 
 /**
  * What one servlet request settles, each part taken once: the charges of {@code count-statuses} rules as its status is
@@ -22,16 +18,12 @@ final class RequestSettlement {
 
 	/** Takes the charges settled by the status alone: those of rules that count statuses, not read a cost. */
 	synchronized AfterResponse takeStatusCharges() {
-		List<StatusCharge> byStatus = new ArrayList<>(this.pending.charges().size());
-		List<StatusCharge> rest = new ArrayList<>(this.pending.charges().size());
-		for (StatusCharge charge : this.pending.charges()) {
-			((charge.rule().costFrom() == null) ? byStatus : rest).add(charge);
-		}
+		AfterResponse byStatus = this.pending.statusChargesOnly();
 		if (byStatus.isEmpty()) {
 			return AfterResponse.NONE;
 		}
-		this.pending = new AfterResponse(rest, this.pending.slots());
-		return new AfterResponse(byStatus, List.of());
+		this.pending = this.pending.withoutStatusCharges();
+		return byStatus;
 	}
 
 	/** Takes everything still to settle. */

@@ -1,0 +1,117 @@
+package dev.ratelimit.rules.flow;
+
+import java.util.List;
+
+import org.springframework.util.Assert;
+import dev.ratelimit.rules.RateLimitRule;
+
+/**
+ * A request the rules refused, as the {@link RateLimitRejectionHandler} sees it: one of four cases,
+ * each a record of its own. A handler tells them apart with {@code instanceof}:
+ * {@link Limited} (a limit refused it: 429), {@link Unavailable} (no decision could be reached under
+ * {@code fail-closed}: 503), {@link MissingKey} (the request lacks the key of a rule with
+ * {@code missing-key=reject}: 400) and {@link Denied} (the client address is on
+ * {@code ratelimit.deny.addresses}: 403).
+ *
+ * @since 0.1.0
+ */
+public sealed interface RateLimitRejection {
+
+	/**
+	 * Returns the request's HTTP method.
+	 * @return the method
+	 */
+	String method();
+
+	/**
+	 * Returns the request's path as sent, the context path included.
+	 * @return the path
+	 */
+	String path();
+
+	/**
+	 * Returns the limits that refused the request, with their decisions; empty for every case but
+	 * {@link Limited}.
+	 * @return the violated limits
+	 */
+	default List<AppliedLimit> violated() {
+		return List.of();
+	}
+
+	/**
+	 * Returns how long the client should wait before trying again, in whole seconds (as
+	 * {@code Retry-After} says); zero when waiting would not help.
+	 * @return the seconds
+	 */
+	default long retryAfterSeconds() {
+		return 0;
+	}
+
+	/**
+	 * Returns the rejection of a request from a denied client address.
+	 * @param method the request's HTTP method
+	 * @param path the request's path
+	 * @return the rejection
+	 */
+	static RateLimitRejection denied(String method, String path) {
+		return new Denied(method, path);
+	}
+
+	/**
+	 * Limits refused the request (429).
+	 *
+	 * @param method the request's HTTP method
+	 * @param path the request's path
+	 * @param violated the limits that refused it, with their decisions; never empty
+	 * @param retryAfterSeconds when the request could be granted, in whole seconds
+	 */
+	record Limited(String method, String path, List<AppliedLimit> violated, long retryAfterSeconds)
+			implements RateLimitRejection {
+
+		public Limited {
+			Assert.notEmpty(violated, "violated must not be empty");
+			violated = List.copyOf(violated);
+		}
+
+	}
+
+	/**
+	 * No decision could be reached and {@code ratelimit.failure-mode} is {@code fail-closed} (503).
+	 *
+	 * @param method the request's HTTP method
+	 * @param path the request's path
+	 */
+	record Unavailable(String method, String path) implements RateLimitRejection {
+
+		/**
+		 * Returns one second: a Redis that failed may answer again shortly.
+		 * @return 1
+		 */
+		@Override
+		public long retryAfterSeconds() {
+			return 1;
+		}
+
+	}
+
+	/**
+	 * The request lacks the key of a rule whose {@code missing-key} is {@code reject} (400).
+	 *
+	 * @param method the request's HTTP method
+	 * @param path the request's path
+	 * @param rule the rule whose key it lacks
+	 */
+	record MissingKey(String method, String path, RateLimitRule rule) implements RateLimitRejection {
+	}
+
+	/**
+	 * The request's client address is on the deny list, {@code ratelimit.deny.addresses} (403): refused
+	 * before any rule.
+	 *
+	 * @param method the request's HTTP method
+	 * @param path the request's path
+	 */
+	record Denied(String method, String path) implements RateLimitRejection {
+	}
+
+}

@@ -1,0 +1,11 @@
+/**
+ * What an entry point may use of the rule engine, whichever technology it serves: the
+ * {@link dev.ratelimit.rules.flow.RateLimitFlow} it drives, the {@link dev.ratelimit.rules.flow.RateLimitExchange} it
+ * supplies (and {@link dev.ratelimit.rules.flow.DetachedExchange}, the base of calls that are no web request), what a
+ * call settles once complete, and the contracts an application implements: the rejection handler, the observer, and
+ * the context a handler reads.
+ */
+@NullMarked
+package dev.ratelimit.rules.flow;
+
+import org.jspecify.annotations.NullMarked;

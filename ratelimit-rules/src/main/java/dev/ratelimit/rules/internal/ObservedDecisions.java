@@ -1,0 +1,78 @@
+package dev.ratelimit.rules.internal;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+import dev.ratelimit.rules.flow.RateLimitObserver.Outcome;
+import dev.ratelimit.rules.flow.RateLimitObserver;
+import dev.ratelimit.rules.RateLimitRule;
+
+/**
+ * Tells the observer (metrics, traces) of a request's decisions so that it can never fail the request: what
+ * it throws is logged, and a decision whose observer failed is sent and decided all the same.
+ */
+final class ObservedDecisions {
+
+	/** What a decision reports to when its observer failed to start it. */
+	private static final RateLimitObserver.Decision UNOBSERVED = (outcome, nanos) -> {
+	};
+
+	private final RateLimitObserver observer;
+
+	private final EnforcerLogs logs;
+
+	ObservedDecisions(RateLimitObserver observer, EnforcerLogs logs) {
+		this.observer = observer;
+		this.logs = logs;
+	}
+
+	RateLimitObserver.Request begin() {
+		try {
+			return this.observer.begin();
+		}
+		catch (RuntimeException ex) {
+			// metrics and traces must never fail a request
+			this.logs.unexpected(ex);
+			return (rule) -> UNOBSERVED;
+		}
+	}
+
+	/** Sends a rule's Redis call as its observer wants it sent; an observer that fails sends it plainly. */
+	<T> CompletableFuture<T> around(RateLimitObserver.Decision observed, Supplier<CompletableFuture<T>> send) {
+		boolean[] sent = new boolean[1];
+		try {
+			return observed.around(() -> {
+				sent[0] = true;
+				return send.get();
+			});
+		}
+		catch (RuntimeException ex) {
+			if (sent[0]) {
+				throw ex;
+			}
+			this.logs.unexpected(ex);
+			return send.get();
+		}
+	}
+
+	RateLimitObserver.Decision start(RateLimitObserver.Request observing, RateLimitRule rule) {
+		try {
+			return observing.start(rule);
+		}
+		catch (RuntimeException ex) {
+			// metrics and traces must never fail a request
+			this.logs.unexpected(ex);
+			return UNOBSERVED;
+		}
+	}
+
+	void end(RateLimitObserver.Decision decision, Outcome outcome, long nanos) {
+		try {
+			decision.end(outcome, nanos);
+		}
+		catch (RuntimeException ex) {
+			this.logs.unexpected(ex);
+		}
+	}
+
+}

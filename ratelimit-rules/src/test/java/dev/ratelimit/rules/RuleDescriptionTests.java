@@ -1,0 +1,56 @@
+package dev.ratelimit.rules;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimit;
+
+import org.springframework.web.util.pattern.PathPatternParser;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RuleDescriptionTests {
+
+	@Test
+	void showsEveryOptionInForceOnOneLine() {
+		RateLimitRule rule = RateLimitRule
+			.builder("chat", List.of(RateLimit.of(100, Duration.ofMinutes(1))), Algorithm.TOKEN_BUCKET,
+					Objects.requireNonNull(RuleKey.parse("header:X-Api-Key")), "ratelimit.rules.chat")
+			.paths(List.of(PathPatternParser.defaultInstance.parse("/chat/**")), Set.of("POST"))
+			.excludePaths(List.of(PathPatternParser.defaultInstance.parse("/chat/health")))
+			.missingKey(MissingKey.SKIP)
+			.allowKeys(Set.of("internal"))
+			.cost(500)
+			.costFrom(ResponseCost.header("chat", "header:X-Tokens-Used", false))
+			.plans(Objects.requireNonNull(PlanSource.parse("header:X-Plan")),
+					Map.of("gold", List.of(RateLimit.of(1000, Duration.ofMinutes(1)))))
+			.countStatuses(ResponseStatuses.parse(List.of("2xx")))
+			.condition("businessHours")
+			.concurrency(RateLimit.of(2, Duration.ofMinutes(1)))
+			.enforce(false)
+			.build();
+		assertThat(rule.describe()).doesNotContain("\n")
+			.isEqualTo("Rate limit 'chat': 100 per 1m and 2 in flight (lease 1m), token-bucket, on [/chat/**] [POST]"
+					+ " except [/chat/health], key header:X-Api-Key (missing: skip), 1 keys exempt, cost 500 reserved,"
+					+ " settled from header X-Tokens-Used (hidden), plans gold=[1000/1m] from header X-Plan,"
+					+ " counts statuses 2xx, when bean businessHours says so, soft (never refuses; the handler is told)");
+	}
+
+	@Test
+	void leavesOutWhatIsNotInForce() {
+		RateLimitRule rule = RateLimitRule
+			.builder("api", List.of(RateLimit.of(5, Duration.ofSeconds(10))), Algorithm.FIXED_WINDOW,
+					Objects.requireNonNull(RuleKey.parse("ip")), "ratelimit.rules.api")
+			.paths(List.of(PathPatternParser.defaultInstance.parse("/api/**")), Set.of())
+			.build();
+		assertThat(rule.describe())
+			.isEqualTo("Rate limit 'api': 5 per 10s, fixed-window, on [/api/**] (all methods), key ip, cost 1");
+	}
+
+}
