@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.trusted-proxies=127.0.0.1", "ratelimit.rules.keyed.paths=/keyed",
 				"ratelimit.rules.keyed.limit=2", "ratelimit.rules.keyed.window=1m",
 				"ratelimit.rules.keyed.key=header:X-Api-Key",
-				"logging.level.dev.ratelimit.web=DEBUG", "ratelimit.rules.api.paths=/api/**",
+				"logging.level.dev.ratelimit.rules=DEBUG", "ratelimit.rules.api.paths=/api/**",
 				"ratelimit.rules.api.methods=GET", "ratelimit.rules.api.limit=3", "ratelimit.rules.api.window=1m",
 				"ratelimit.rules.shadowed.paths=/shadowed", "ratelimit.rules.shadowed.limit=1",
 				"ratelimit.rules.shadowed.window=1m", "ratelimit.rules.shadowed.shadow=true" })
