@@ -440,10 +440,14 @@ class SampleApplicationTests {
 	void runsAtMostTwoExportsPerUserAtOnce() throws Exception {
 		String export = "$ curl -s -X POST 'localhost:8080/api/exports/sales?millis=3000' -H 'X-User: bo' &\n";
 		List<java.util.concurrent.CompletableFuture<CurlRequest.Response>> running = new ArrayList<>();
+		// a thread of its own for each export, as the shell's '&' gives: the common pool may have a single thread
+		// on a 2-CPU machine (JDK 25's CompletableFuture uses it where JDK 17 started a thread per task)
+		java.util.concurrent.ExecutorService exports = java.util.concurrent.Executors.newFixedThreadPool(2);
 		for (int i = 0; i < 2; i++) {
 			running.add(java.util.concurrent.CompletableFuture
-				.supplyAsync(() -> curl("POST", "/api/exports/sales?millis=3000", "X-User", "bo")));
+				.supplyAsync(() -> curl("POST", "/api/exports/sales?millis=3000", "X-User", "bo"), exports));
 		}
+		exports.shutdown();
 		// what "sleep 1" waits for: both exports hold their slots, read off Redis (a request would take a slot itself,
 		// and could take one of the two before an export arrives on a busy machine)
 		await().atMost(Duration.ofSeconds(30)).until(() -> slotsHeld("exports") == 2);
