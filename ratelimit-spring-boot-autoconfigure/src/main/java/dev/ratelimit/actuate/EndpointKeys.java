@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.rules.RuleKey;

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.rules.internal.TrustedProxies;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
@@ -23,7 +24,7 @@ import dev.ratelimit.actuate.RateLimitDescriptors.ResetDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
 import dev.ratelimit.rules.internal.AddressLists;
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.CalendarPeriod;
 import dev.ratelimit.rules.PlanSource;
@@ -287,7 +288,7 @@ public class RateLimitEndpoint {
 
 		private @Nullable Supplier<List<String>> reload;
 
-		private ClientAddressResolver addresses = new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR);
+		private ClientAddressResolver addresses = new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
 
 		private boolean reactive;
 

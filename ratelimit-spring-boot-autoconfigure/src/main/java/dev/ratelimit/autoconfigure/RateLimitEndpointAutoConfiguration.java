@@ -2,10 +2,11 @@ package dev.ratelimit.autoconfigure;
 
 import java.util.List;
 
+import dev.ratelimit.rules.internal.TrustedProxies;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.actuate.RateLimitEndpointWebExtension;
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.internal.RateLimitPlans;
 import dev.ratelimit.rules.internal.RateLimitRules;
@@ -46,7 +47,7 @@ public final class RateLimitEndpointAutoConfiguration {
 			.circuitBreaker(circuitBreaker.getIfAvailable())
 			.plans(plans.getIfAvailable(() -> RateLimitPlans.NONE))
 			.reload((rulesReload != null) ? rulesReload::reload : null)
-			.addresses(addresses.getIfAvailable(() -> new ClientAddressResolver(List.of(),
+			.addresses(addresses.getIfAvailable(() -> new TrustedProxies(List.of(),
 					ForwardedHeader.X_FORWARDED_FOR, properties.getIpv6PrefixLength())))
 			.reactive(context instanceof ReactiveWebApplicationContext)
 			.build();

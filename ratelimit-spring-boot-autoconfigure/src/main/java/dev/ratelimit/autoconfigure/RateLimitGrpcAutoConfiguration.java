@@ -5,7 +5,7 @@ import dev.ratelimit.grpc.internal.GrpcRateLimitExceptionHandler;
 import dev.ratelimit.grpc.internal.GrpcRateLimitSupport;
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.internal.RateLimitRules;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;

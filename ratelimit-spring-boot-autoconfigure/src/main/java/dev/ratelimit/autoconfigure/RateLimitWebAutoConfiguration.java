@@ -12,11 +12,12 @@ import java.util.Set;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.rules.internal.TrustedProxies;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.KeyResolvers;
 import dev.ratelimit.rules.internal.ProblemDetailRejectionHandler;
@@ -77,7 +78,7 @@ public final class RateLimitWebAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.ipv6-prefix-length", prefix,
 					"use 1 to 128: 56 (the default) or 64 gives a customer's network one budget, 128 each address");
 		}
-		return new ClientAddressResolver(PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
+		return new TrustedProxies(PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
 				properties.getForwardedHeader(), prefix);
 	}
 

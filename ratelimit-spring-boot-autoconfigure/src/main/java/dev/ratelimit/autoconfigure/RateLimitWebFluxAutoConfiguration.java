@@ -7,7 +7,7 @@ import java.util.Set;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.internal.RateLimitRules;

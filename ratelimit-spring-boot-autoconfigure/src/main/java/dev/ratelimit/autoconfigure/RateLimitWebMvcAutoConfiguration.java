@@ -7,7 +7,7 @@ import jakarta.servlet.DispatcherType;
 
 import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
 import dev.ratelimit.method.RateLimitCurrentRequest;
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.internal.RateLimitRules;

@@ -9,11 +9,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import dev.ratelimit.rules.internal.TrustedProxies;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimited;
-import dev.ratelimit.rules.internal.ClientAddressResolver;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.internal.ProblemDetailRejectionHandler;
 import dev.ratelimit.rules.internal.RateLimitEnforcer;
@@ -231,7 +232,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 
 	@Test
 	void letsTheApplicationsOwnBeansWin() {
-		ClientAddressResolver resolver = new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR);
+		ClientAddressResolver resolver = new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
 		this.runner.withBean("myResolver", ClientAddressResolver.class, () -> resolver)
 			.run((context) -> assertThat(context.getBean(ClientAddressResolver.class)).isSameAs(resolver));
 		RateLimitRuleFactory factory = new RateLimitRuleFactory(Algorithm.FIXED_WINDOW,

@@ -1,9 +1,12 @@
 package dev.ratelimit.rules.flow;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.util.Assert;
 import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
 
 /**
  * A request the rules refused, as the {@link RateLimitRejectionHandler} sees it: one of four cases,
@@ -112,6 +115,64 @@ public sealed interface RateLimitRejection {
 	 * @param path the request's path
 	 */
 	record Denied(String method, String path) implements RateLimitRejection {
+	}
+
+	/**
+	 * Says why a request is refused, in a sentence a client's developer reads: the problem's {@code detail}, and the
+	 * description of a refused gRPC call's status.
+	 * @return the sentence
+	 */
+	default String detail() {
+		RateLimitRejection rejection = this;
+		if (rejection instanceof RateLimitRejection.Denied) {
+			return "Requests from this client address are denied.";
+		}
+		if (rejection instanceof RateLimitRejection.MissingKey missing) {
+			RateLimitRule rule = missing.rule();
+			return "Rate limit '" + rule.name() + "' needs " + wanted(rule.key()) + "; send it and try again.";
+		}
+		if (rejection instanceof RateLimitRejection.Unavailable) {
+			return "The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.";
+		}
+		List<String> descriptions = new ArrayList<>();
+		long retryAfter = rejection.retryAfterSeconds();
+		for (AppliedLimit limit : rejection.violated()) {
+			if (limit.concurrency()) {
+				return "Too many requests in flight: '" + limit.policy() + "' allows " + limit.limit().limit()
+						+ " at a time; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
+			}
+			descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per " + describe(limit.limit().window()));
+		}
+		return ((descriptions.size() == 1) ? "Rate limit " : "Rate limits ") + String.join(" and ", descriptions)
+				+ " exceeded; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
+	}
+
+	/** What a request lacking the key should send. */
+	private static String wanted(RuleKey key) {
+		if (key instanceof RuleKey.Header header) {
+			return "the header " + header.name();
+		}
+		if (key instanceof RuleKey.Param param) {
+			return "the parameter " + param.name();
+		}
+		if (key instanceof RuleKey.Principal) {
+			return "an authenticated user";
+		}
+		return "a key (" + key.spelling() + ")";
+	}
+
+	private static String describe(Duration window) {
+		if (window.toMillis() % 1000 != 0) {
+			return window.toMillis() + "ms";
+		}
+		long seconds = window.getSeconds();
+		if (seconds % 3600 == 0) {
+			return (seconds == 3600) ? "hour" : (seconds / 3600) + " hours";
+		}
+		if (seconds % 60 == 0) {
+			return (seconds == 60) ? "minute" : (seconds / 60) + " minutes";
+		}
+		return (seconds == 1) ? "second" : seconds + " seconds";
 	}
 
 }

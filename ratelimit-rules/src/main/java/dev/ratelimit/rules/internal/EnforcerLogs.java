@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.ratelimit.rules.flow.LogThrottle;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitSlot;

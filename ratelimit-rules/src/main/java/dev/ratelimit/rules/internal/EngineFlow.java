@@ -1,5 +1,6 @@
 package dev.ratelimit.rules.internal;
 
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
 package dev.ratelimit.rules.internal;
 
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.ratelimit.rules.internal;
 
+import dev.ratelimit.rules.flow.ClientAddressResolver;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -73,7 +74,7 @@ public final class RateLimitEngine {
 		 */
 		public RateLimitFlow build() {
 			ClientAddressResolver addresses = (this.addresses != null) ? this.addresses
-					: new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR);
+					: new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
 			RateLimitHeaders headers = (this.headers != null) ? this.headers : new RateLimitHeaders(true, false);
 			return new EngineFlow(this.rules, this.enforcer, addresses, headers);
 		}

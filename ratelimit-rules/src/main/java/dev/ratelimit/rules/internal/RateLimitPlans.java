@@ -12,6 +12,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.rules.flow.LogThrottle;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.rules.PlanSource;

@@ -14,6 +14,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.rules.flow.LogThrottle;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
@@ -37,7 +39,7 @@ import org.springframework.web.method.HandlerMethod;
  *
  * @since 0.1.0
  */
-public final class RateLimitRules {
+public final class RateLimitRules implements RateLimitRuleRegistry {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRules.class);
 
@@ -104,6 +106,7 @@ public final class RateLimitRules {
 	 * @param path the path within the application, asked only when a rule has paths to match
 	 * @return the rules, in the order they are checked
 	 */
+	@Override
 	public List<RateLimitRule> matchBeforeAuthentication(String method, Supplier<PathContainer> path) {
 		return matchPathRules(method, path, false, List.of());
 	}
@@ -117,6 +120,7 @@ public final class RateLimitRules {
 	 * @param handler the handler method, or {@code null} when the handler is not a method
 	 * @return the rules, in the order they are checked
 	 */
+	@Override
 	public List<RateLimitRule> matchAfterAuthentication(String method, Supplier<PathContainer> path,
 			@Nullable HandlerMethod handler) {
 		return matchPathRules(method, path, true, (handler != null) ? forHandler(handler) : List.of());
@@ -178,6 +182,7 @@ public final class RateLimitRules {
 	 * @return the method's limits, {@link MethodLimits#NONE} when it has none
 	 * @throws InvalidRateLimitRuleException when an annotation is invalid
 	 */
+	@Override
 	public MethodLimits forBeanMethod(Method method, Class<?> beanType) {
 		return this.methodLimits.computeIfAbsent(new HandlerKey(method, beanType), (key) -> {
 			MethodLimits built = this.factory.forBeanMethod(key.method(), key.beanType());
@@ -196,6 +201,7 @@ public final class RateLimitRules {
 	 * @param rule the rule
 	 * @throws InvalidRateLimitRuleException when another rule has its name or its algorithm has no limiter
 	 */
+	@Override
 	public void registerAttached(RateLimitRule rule) {
 		register(rule);
 	}
@@ -240,6 +246,7 @@ public final class RateLimitRules {
 	 * must make the request reachable from such a call need not do it for every request otherwise.
 	 * @return {@code true} once such a method's rules were built
 	 */
+	@Override
 	public boolean methodRulesReadRequests() {
 		return this.methodRulesReadRequests;
 	}
@@ -340,6 +347,7 @@ public final class RateLimitRules {
 	 * @param rule the rule
 	 * @return the limiter of its algorithm
 	 */
+	@Override
 	public RateLimiter limiter(RateLimitRule rule) {
 		RateLimiter limiter = this.limiters.get(rule.algorithm());
 		if (limiter == null) {

@@ -206,7 +206,7 @@ class RateLimitFlowTests {
 		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
 				plans, Clock.systemUTC());
 		return RateLimitEngine.builder(rules, enforcer)
-			.addresses(new ClientAddressResolver(List.of(), ForwardedHeader.X_FORWARDED_FOR))
+			.addresses(new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR))
 			.headers(new RateLimitHeaders(true, false))
 			.build();
 	}

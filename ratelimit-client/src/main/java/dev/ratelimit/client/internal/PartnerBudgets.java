@@ -1,0 +1,135 @@
+package dev.ratelimit.client.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.BlockPolicy;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+
+/**
+ * The budgets of the partners this application calls, in the order of {@code ratelimit.clients.*}: a call is
+ * charged to the first that covers its URL.
+ *
+ * @since 0.1.0
+ */
+public final class PartnerBudgets {
+
+	/** How long the block that a refusal starts lasts: next to nothing, as the budget's refusals tell their wait. */
+	private static final BlockPolicy BLOCKS = BlockPolicy.of(Duration.ofMillis(1));
+
+	private final List<PartnerBudget> budgets;
+
+	private PartnerBudgets(List<PartnerBudget> budgets) {
+		this.budgets = List.copyOf(budgets);
+	}
+
+	/**
+	 * Returns the budget of a call.
+	 * @param url the call's URL, normalised once ({@link PartnerUrl#of})
+	 * @return the first budget that covers it, or {@code null}
+	 */
+	public @Nullable PartnerBudget find(PartnerUrl url) {
+		for (PartnerBudget budget : this.budgets) {
+			if (budget.covers(url)) {
+				return budget;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Returns whether there are no budgets: then no client needs an interceptor.
+	 * @return {@code true} without {@code ratelimit.clients.*}
+	 */
+	public boolean isEmpty() {
+		return this.budgets.isEmpty();
+	}
+
+	/**
+	 * Returns the budgets.
+	 * @return every budget, in order
+	 */
+	public List<PartnerBudget> budgets() {
+		return this.budgets;
+	}
+
+	/**
+	 * Starts building the budgets.
+	 * @param flow decides the calls
+	 * @param rules finds each rule's limiter, for the blocks the partners' answers start
+	 * @param metrics counts waits and the partners' refusals
+	 * @param clock reads the time of {@code Retry-After} dates
+	 * @return a builder
+	 */
+	public static Builder builder(RateLimitFlow flow, RateLimitRuleRegistry rules, ClientMetrics metrics, Clock clock) {
+		return new Builder(flow, rules, metrics, clock);
+	}
+
+	/** Builds the budgets, one partner at a time. */
+	public static final class Builder {
+
+		private final RateLimitFlow flow;
+
+		private final RateLimitRuleRegistry rules;
+
+		private final ClientMetrics metrics;
+
+		private final Clock clock;
+
+		private final List<PartnerBudget> budgets = new ArrayList<>();
+
+		private Builder(RateLimitFlow flow, RateLimitRuleRegistry rules, ClientMetrics metrics, Clock clock) {
+			this.flow = flow;
+			this.rules = rules;
+			this.metrics = metrics;
+			this.clock = clock;
+		}
+
+		/**
+		 * Checks a URL pattern.
+		 * @param pattern the pattern, such as {@code https://api.partner.example/**}
+		 * @throws IllegalArgumentException saying what is wrong and how to write it
+		 */
+		public static void checkUrl(String pattern) {
+			UrlPattern.parse(pattern);
+		}
+
+		/**
+		 * Adds a partner.
+		 * @param name its name
+		 * @param urls the URL patterns of its calls, each valid ({@link #checkUrl})
+		 * @param rule the rule that decides its calls (its key is the partner's name)
+		 * @param maxWait how long a call may wait for a permit
+		 * @param learn whether its answers block the budget
+		 * @param maxLearnedBlock the longest block its answers start, from 1 ms
+		 * @return this builder
+		 * @throws dev.ratelimit.rules.InvalidRateLimitRuleException when a rule already has the partner's name
+		 */
+		public Builder add(String name, List<String> urls, RateLimitRule rule, Duration maxWait, boolean learn,
+				Duration maxLearnedBlock) {
+			// blocks by hand (the partner's Retry-After) need the rule's limiter to block keys
+			RateLimitRule limited = learn ? rule.toBuilder().block(BLOCKS).build() : rule;
+			// listed with the other rules: the endpoint reads and resets the budget (and blocks it, when it learns)
+			this.rules.registerAttached(limited);
+			this.budgets.add(new PartnerBudget(name, urls.stream().map(UrlPattern::parse).toList(), limited, maxWait,
+					learn, maxLearnedBlock, this.flow, this.rules.limiter(limited), this.metrics, this.clock));
+			return this;
+		}
+
+		/**
+		 * Returns the budgets.
+		 * @return the budgets, in the order they were added
+		 */
+		public PartnerBudgets build() {
+			return new PartnerBudgets(this.budgets);
+		}
+
+	}
+
+}
