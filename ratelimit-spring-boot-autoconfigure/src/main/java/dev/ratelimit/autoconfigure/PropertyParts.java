@@ -4,9 +4,13 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.autoconfigure.client.RateLimitClientProperties;
-import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
 
+import java.util.ArrayList;
+
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.BindHandler;
@@ -21,7 +25,9 @@ import org.springframework.boot.context.properties.source.UnboundElementsSourceF
  * every name under {@code ratelimit.} belongs to one of them. The parts are bound together through one
  * {@link NoUnboundElementsBindHandler}, so that a name none of them binds fails as it would on one class with
  * {@code ignoreUnknownFields = false}, with the binder's own error that {@link RateLimitPropertiesFailureAnalyzer}
- * explains.
+ * explains. The common part is this package's own; each technology lists its part (a
+ * {@link ConfigurationProperties} class) in {@code META-INF/spring/dev.ratelimit.autoconfigure.PropertyParts.imports},
+ * so that this package names none of them.
  */
 final class PropertyParts {
 
@@ -30,10 +36,23 @@ final class PropertyParts {
 	/**
 	 * Every part with its prefix, the common one last; a part's prefix is {@code ratelimit} or one element below it.
 	 */
-	static final List<Part> ALL = List.of(new Part(PREFIX, RateLimitClientProperties.class),
-			new Part(PREFIX + ".filter", RateLimitFilterProperties.class), new Part(PREFIX, RateLimitProperties.class));
+	static final List<Part> ALL = load();
 
 	private PropertyParts() {
+	}
+
+	private static List<Part> load() {
+		ClassLoader classLoader = PropertyParts.class.getClassLoader();
+		List<Part> parts = new ArrayList<>();
+		for (String name : ImportCandidates.load(PropertyParts.class, classLoader)) {
+			Class<?> type = ClassUtils.resolveClassName(name, classLoader);
+			ConfigurationProperties annotation = type.getAnnotation(ConfigurationProperties.class);
+			Assert.state(annotation != null, () -> name + " is listed as a part of the ratelimit.* properties but is "
+					+ "no @ConfigurationProperties class");
+			parts.add(new Part(annotation.value(), type));
+		}
+		parts.add(new Part(PREFIX, RateLimitProperties.class));
+		return List.copyOf(parts);
 	}
 
 	/**

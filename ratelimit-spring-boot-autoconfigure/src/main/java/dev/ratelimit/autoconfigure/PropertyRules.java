@@ -25,9 +25,11 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 
 /**
  * Turns the rules of {@code ratelimit.rules.*} into checked rules, every problem a startup error that
- * names the property.
+ * names the property; the limits of a partner of {@code ratelimit.clients.*} too.
+ *
+ * @since 0.1.0
  */
-final class PropertyRules {
+public final class PropertyRules {
 
 	private PropertyRules() {
 	}
@@ -85,9 +87,14 @@ final class PropertyRules {
 	}
 
 	/**
-	 * Returns the limits of a rule or plan as configured: the short form, or several limits.
+	 * Returns the limits of a rule, plan or partner as configured: the short form, or several limits.
+	 * @param property the property of the rule, plan or partner, such as {@code ratelimit.clients.maps}
+	 * @param prefix what a limit's attribute is prefixed with in messages, empty for none
+	 * @param shortForm the short form's values
+	 * @param several the values of {@code limits[*]}
+	 * @return the limits
 	 */
-	static List<LimitDefinition> definitions(String property, String prefix, LimitValues shortForm,
+	public static List<LimitDefinition> definitions(String property, String prefix, LimitValues shortForm,
 			List<LimitValues> several) {
 		List<LimitDefinition> limits = new ArrayList<>();
 		if (several.isEmpty()) {
@@ -205,7 +212,7 @@ final class PropertyRules {
 	 * @param window length of the window
 	 * @param burst permits that may be taken at once
 	 */
-	record LimitValues(@Nullable Long limit, @Nullable Duration window, @Nullable Long burst) {
+	public record LimitValues(@Nullable Long limit, @Nullable Duration window, @Nullable Long burst) {
 
 	}
 

@@ -24,8 +24,10 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * Cloud's {@code EnvironmentChangeEvent}. Invalid properties are refused with the startup messages and
  * the rules in force stay. Budgets carry over. The other properties (failure mode, timeout, key
  * prefix, caches) take effect at the next start.
+ *
+ * @since 0.1.0
  */
-final class RateLimitRulesReload {
+public final class RateLimitRulesReload {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRulesReload.class);
 

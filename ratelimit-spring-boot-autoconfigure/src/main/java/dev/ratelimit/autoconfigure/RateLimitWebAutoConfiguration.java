@@ -31,10 +31,6 @@ import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.rules.internal.RateLimitRules;
-import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
-import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
-import dev.ratelimit.web.servlet.RateLimitCondition;
-import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -45,15 +41,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
-import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.util.Assert;
-import org.springframework.util.ClassUtils;
-import org.springframework.web.context.WebApplicationContext;
 
 /**
  * Registers what every entry point shares (the web stacks and, in any application, {@link dev.ratelimit.RateLimited}
@@ -96,13 +88,21 @@ public final class RateLimitWebAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	RateLimitRuleFactory rateLimitRuleFactory(RateLimitProperties properties, ObjectProvider<RateLimitStack> stacks,
+			ConfigurableListableBeanFactory beanFactory) {
+		return ruleFactory(properties, beanFactory, stacks.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
 			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory,
-			ApplicationContext context) {
-		RateLimitRuleFactory factory = ruleFactory(properties, beanFactory, context);
+			RateLimitRuleFactory factory, ObjectProvider<RateLimitStack> stackBeans) {
+		List<RateLimitStack> stacks = stackBeans.orderedStream().toList();
 		try {
-			return new RateLimitRules(servesRequests(context, beanFactory) ? PropertyRules.of(properties, factory,
-					planResolvers(beanFactory)::exists, conditions(beanFactory, context)) : pathRulesLeftOut(properties),
+			// an application that serves no calls the rules apply to (no stack said it does) leaves them out
+			return new RateLimitRules(!stacks.isEmpty() ? PropertyRules.of(properties, factory,
+					planResolvers(beanFactory)::exists, conditions(beanFactory, stacks)) : pathRulesLeftOut(properties),
 					factory,
 					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
 		}
@@ -146,40 +146,22 @@ public final class RateLimitWebAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnWebApplication
 	RateLimitRulesReload rateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
-			ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitStack> stackBeans) {
+		List<RateLimitStack> stacks = stackBeans.orderedStream().toList();
 		return new RateLimitRulesReload(rules, plans, environment,
-				(properties) -> ruleFactory(properties, beanFactory, context), planResolvers(beanFactory)::exists,
-				conditions(beanFactory, context));
+				(properties) -> ruleFactory(properties, beanFactory, stacks), planResolvers(beanFactory)::exists,
+				conditions(beanFactory, stacks));
 	}
 
 	/**
-	 * Builds the rules of an application: in a servlet application its key resolvers read servlet requests, in a
-	 * reactive one exchanges; an application that serves no web requests has none.
+	 * Builds the rules of an application: their key-resolver beans are those of its web stack, as the stack's
+	 * auto-configuration says ({@link RateLimitStack}); an application that serves no web requests has none.
 	 */
 	static RateLimitRuleFactory ruleFactory(RateLimitProperties properties, ConfigurableListableBeanFactory beanFactory,
-			ApplicationContext context) {
+			List<RateLimitStack> stacks) {
 		return new RateLimitRuleFactory(properties.getDefaultAlgorithm(),
-				stackBeans(beanFactory, context, "RateLimitKeyResolver"), properties.isShadow(),
+				stackBeans(beanFactory, stacks, "RateLimitKeyResolver"), properties.isShadow(),
 				planResolvers(beanFactory)::exists);
-	}
-
-	/**
-	 * Whether the rules of {@code ratelimit.rules.*} have requests to apply to: those of a web application, or the
-	 * calls of a gRPC server (Spring gRPC on the classpath, gRPC services among the beans, the server not disabled),
-	 * as Spring Boot starts one.
-	 */
-	private static boolean servesRequests(ApplicationContext context, ListableBeanFactory beanFactory) {
-		if (context instanceof WebApplicationContext || context instanceof ReactiveWebApplicationContext) {
-			return true;
-		}
-		ClassLoader classLoader = RateLimitWebAutoConfiguration.class.getClassLoader();
-		// the classes RateLimitGrpcAutoConfiguration needs, so that no rule is read for interceptors that are absent
-		return ClassUtils.isPresent("org.springframework.grpc.server.GlobalServerInterceptor", classLoader)
-				&& ClassUtils.isPresent("io.grpc.BindableService", classLoader)
-				&& ClassUtils.isPresent("io.grpc.protobuf.StatusProto", classLoader)
-				&& context.getEnvironment().getProperty("spring.grpc.server.enabled", Boolean.class, true)
-				&& beanFactory.getBeanNamesForType(ClassUtils.resolveClassName("io.grpc.BindableService", classLoader),
-						false, false).length > 0;
 	}
 
 	/**
@@ -199,25 +181,23 @@ public final class RateLimitWebAutoConfiguration {
 	/**
 	 * The condition beans of the application's web stack.
 	 */
-	private static KeyResolvers conditions(ConfigurableListableBeanFactory beanFactory, ApplicationContext context) {
-		return stackBeans(beanFactory, context, "RateLimitCondition");
+	private static KeyResolvers conditions(ConfigurableListableBeanFactory beanFactory, List<RateLimitStack> stacks) {
+		return stackBeans(beanFactory, stacks, "RateLimitCondition");
 	}
 
 	/**
-	 * The beans of the application's web stack's type of a name ({@code RateLimitKeyResolver} or
-	 * {@code RateLimitCondition}), or none outside a web application.
+	 * The beans of the application's web stack of a kind ({@code RateLimitKeyResolver} or {@code RateLimitCondition}),
+	 * or none outside a web application.
 	 */
-	private static KeyResolvers stackBeans(ConfigurableListableBeanFactory beanFactory, ApplicationContext context,
-			String type) {
-		if (context instanceof WebApplicationContext) {
-			return new BeanKeyResolvers(beanFactory,
-					type.equals("RateLimitCondition") ? RateLimitCondition.class : RateLimitKeyResolver.class);
+	private static KeyResolvers stackBeans(ConfigurableListableBeanFactory beanFactory, List<RateLimitStack> stacks,
+			String kind) {
+		for (RateLimitStack stack : stacks) {
+			Class<?> type = kind.equals("RateLimitCondition") ? stack.conditionType() : stack.keyResolverType();
+			if (type != null) {
+				return new BeanKeyResolvers(beanFactory, type);
+			}
 		}
-		if (context instanceof ReactiveWebApplicationContext) {
-			return new BeanKeyResolvers(beanFactory, type.equals("RateLimitCondition") ? ReactiveRateLimitCondition.class
-					: ReactiveRateLimitKeyResolver.class);
-		}
-		return new NoWebStack(type);
+		return new NoWebStack(kind);
 	}
 
 	/**

@@ -1,5 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.autoconfigure.actuate.RateLimitEndpointAutoConfiguration;
+import dev.ratelimit.autoconfigure.webflux.RateLimitWebFluxAutoConfiguration;
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
@@ -39,7 +40,7 @@ class RateLimitLimiterChoiceTests {
 	void usesTheApplicationsLimiterRegisteredBeforeTheStarters() {
 		this.runner.withUserConfiguration(ApplicationLimiter.class)
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-					RateLimitWebAutoConfiguration.class))
+					RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
 			.run((context) -> {
 				RateLimitRules rules = context.getBean(RateLimitRules.class);
 				assertThat(rules.limiter(rules.find("api"))).isSameAs(context.getBean("applicationLimiter"));
@@ -58,7 +59,7 @@ class RateLimitLimiterChoiceTests {
 		// registered after the starter's limiters and ordered last: bean order alone would pick the starter's
 		this.runner
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-					LateApplicationLimiter.class, RateLimitWebAutoConfiguration.class))
+					LateApplicationLimiter.class, RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
 			.run((context) -> {
 				RateLimitRules rules = context.getBean(RateLimitRules.class);
 				assertThat(rules.limiter(rules.find("api"))).isSameAs(context.getBean("lateLimiter"));

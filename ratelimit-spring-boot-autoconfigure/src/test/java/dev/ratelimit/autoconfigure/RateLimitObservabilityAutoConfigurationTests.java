@@ -1,5 +1,7 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.autoconfigure.actuate.RateLimitEndpointAutoConfiguration;
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.autoconfigure.webflux.RateLimitWebFluxAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 

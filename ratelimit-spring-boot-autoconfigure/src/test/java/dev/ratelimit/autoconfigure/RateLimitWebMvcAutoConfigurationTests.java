@@ -1,5 +1,7 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcConfigurer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -256,10 +258,6 @@ class RateLimitWebMvcAutoConfigurationTests {
 		RateLimitRejectionHandler rejections = (rejection) -> ResponseEntity.status(429).body("slow down");
 		this.runner.withBean("myRejections", RateLimitRejectionHandler.class, () -> rejections)
 			.run((context) -> assertThat(context.getBean(RateLimitRejectionHandler.class)).isSameAs(rejections));
-		RateLimitWebMvcConfigurer configurer = new RateLimitWebMvcConfigurer(interceptor, rules,
-				new DefaultListableBeanFactory(), support);
-		this.runner.withBean("myConfigurer", RateLimitWebMvcConfigurer.class, () -> configurer)
-			.run((context) -> assertThat(context.getBean(RateLimitWebMvcConfigurer.class)).isSameAs(configurer));
 	}
 
 	@Test
@@ -574,7 +572,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-			RateLimitWebAutoConfiguration.class })
+			RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class })
 	static class PathlessApplication {
 
 	}

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;

@@ -12,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 
@@ -56,7 +57,7 @@ class RateLimitGrpcMessagesTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				RateLimitWebAutoConfiguration.class));
+				RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class));
 
 	@AfterAll
 	static void stop() {

@@ -1,5 +1,8 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.webmvc;
 
+import dev.ratelimit.autoconfigure.grpc.RateLimitGrpcAutoConfiguration;
+import dev.ratelimit.autoconfigure.RateLimitStack;
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -51,6 +54,12 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnBean(RateLimitRules.class)
 @EnableConfigurationProperties(RateLimitFilterProperties.class)
 public final class RateLimitWebMvcAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitServletStack")
+	RateLimitStack rateLimitServletStack() {
+		return RateLimitStack.web("servlet", RateLimitKeyResolver.class, RateLimitCondition.class);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

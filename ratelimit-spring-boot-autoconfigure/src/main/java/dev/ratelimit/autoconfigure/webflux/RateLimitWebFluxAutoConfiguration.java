@@ -1,5 +1,7 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.webflux;
 
+import dev.ratelimit.autoconfigure.RateLimitStack;
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -66,6 +68,12 @@ import dev.ratelimit.rules.flow.RateLimitContext;
 @ConditionalOnBean(RateLimitRules.class)
 @EnableConfigurationProperties(RateLimitFilterProperties.class)
 public final class RateLimitWebFluxAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitReactiveStack")
+	RateLimitStack rateLimitReactiveStack() {
+		return RateLimitStack.web("reactive", ReactiveRateLimitKeyResolver.class, ReactiveRateLimitCondition.class);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -235,8 +243,8 @@ public final class RateLimitWebFluxAutoConfiguration {
 						.getPatterns()
 						.forEach((pattern) -> mapped.add(pattern.getPatternString())));
 			}
-			// gRPC methods, which rules match by path too
-			mapped.addAll(GrpcMethodPaths.of(this.beanFactory));
+			// gRPC methods, which rules match by path too, as their technology tells
+			mapped.addAll(RateLimitStack.otherMappedPaths(this.beanFactory.getBeanProvider(RateLimitStack.class)));
 			UnmappedRules.warn(this.rules.pathRules(), mapped);
 		}
 

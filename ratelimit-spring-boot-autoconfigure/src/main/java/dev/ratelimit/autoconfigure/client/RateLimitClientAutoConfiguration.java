@@ -1,11 +1,13 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.client;
 
+import dev.ratelimit.autoconfigure.PropertyRules;
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.autoconfigure.client.RateLimitClientProperties;
 import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
 import dev.ratelimit.client.RateLimitExchangeFilterFunction;
 import dev.ratelimit.client.internal.ClientMetrics;
@@ -20,7 +22,6 @@ import dev.ratelimit.rules.internal.RateLimitRules;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -30,7 +31,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.webclient.WebClientCustomizer;
-import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -51,9 +51,7 @@ public final class RateLimitClientAutoConfiguration {
 	@ConditionalOnMissingBean
 	PartnerBudgets rateLimitPartnerBudgets(RateLimitProperties properties, RateLimitClientProperties clients,
 			RateLimitFlow flow, RateLimitRules rules,
-			ObjectProvider<ClientMetrics> metrics, ObjectProvider<Clock> clock, ConfigurableListableBeanFactory beanFactory,
-			ApplicationContext context) {
-		RateLimitRuleFactory factory = RateLimitWebAutoConfiguration.ruleFactory(properties, beanFactory, context);
+			ObjectProvider<ClientMetrics> metrics, ObjectProvider<Clock> clock, RateLimitRuleFactory factory) {
 		PartnerBudgets.Builder budgets = PartnerBudgets.builder(flow, rules, metrics.getIfAvailable(() -> ClientMetrics.NONE),
 				clock.getIfUnique(Clock::systemUTC));
 		clients.getClients().forEach((name, client) -> add(budgets, factory, name, client));

@@ -1,5 +1,9 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.grpc;
 
+import dev.ratelimit.autoconfigure.webflux.RateLimitWebFluxAutoConfiguration;
+import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
+import dev.ratelimit.autoconfigure.RateLimitStack;
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import dev.ratelimit.grpc.RateLimitServerInterceptor;
 import dev.ratelimit.grpc.internal.GrpcRateLimitExceptionHandler;
 import dev.ratelimit.grpc.internal.GrpcRateLimitSupport;
@@ -11,6 +15,7 @@ import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import io.grpc.protobuf.StatusProto;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -42,6 +47,12 @@ public final class RateLimitGrpcAutoConfiguration {
 	 * The name of the interceptor of the first turn; the servlet filter leaves gRPC requests alone when it exists.
 	 */
 	public static final String BEFORE_AUTHENTICATION_INTERCEPTOR = "rateLimitGrpcBeforeAuthentication";
+
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitGrpcStack")
+	RateLimitStack rateLimitGrpcStack(ListableBeanFactory beanFactory) {
+		return RateLimitStack.calls("gRPC", () -> GrpcMethodPaths.of(beanFactory));
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -1,5 +1,8 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.actuate;
 
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.autoconfigure.RateLimitRulesReload;
 import java.util.List;
 
 import dev.ratelimit.rules.internal.TrustedProxies;

@@ -1,5 +1,6 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.method;
 
+import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;

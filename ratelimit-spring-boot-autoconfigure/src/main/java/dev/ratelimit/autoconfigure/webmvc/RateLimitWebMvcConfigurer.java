@@ -1,5 +1,6 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.webmvc;
 
+import dev.ratelimit.autoconfigure.RateLimitStack;
 import java.io.IOException;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,7 +42,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * {@code @ExceptionHandler}s, which may answer it otherwise), and checks every handler's
  * {@link dev.ratelimit.RateLimited} annotations once the application has started, so that a bad one stops it.
  */
-final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitializingSingleton {
+public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitializingSingleton {
 
 	private final RateLimitInterceptor interceptor;
 
@@ -130,8 +131,8 @@ final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitiali
 			.values()) {
 			mapping.getHandlerMethods().keySet().forEach((info) -> mapped.addAll(info.getPatternValues()));
 		}
-		// gRPC methods, which rules match by path too
-		mapped.addAll(GrpcMethodPaths.of(this.beanFactory));
+		// gRPC methods, which rules match by path too, as their technology tells
+		mapped.addAll(RateLimitStack.otherMappedPaths(this.beanFactory.getBeanProvider(RateLimitStack.class)));
 		UnmappedRules.warn(this.rules.pathRules(), mapped);
 	}
 

@@ -1,4 +1,4 @@
-package dev.ratelimit.autoconfigure;
+package dev.ratelimit.autoconfigure.grpc;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -8,7 +8,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerMethodDefinition;
 
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * The paths of the gRPC methods the application's services implement ({@code /<full method name>}), which rules match
@@ -16,21 +15,15 @@ import org.springframework.util.ClassUtils;
  */
 final class GrpcMethodPaths {
 
-	private static final boolean PRESENT = ClassUtils.isPresent("io.grpc.BindableService",
-			GrpcMethodPaths.class.getClassLoader());
-
 	private GrpcMethodPaths() {
 	}
 
 	/**
-	 * Returns the paths of the methods of the gRPC services that are beans; none without gRPC.
+	 * Returns the paths of the methods of the gRPC services that are beans.
 	 * @param beanFactory the application's beans
 	 * @return the paths
 	 */
 	static Set<String> of(ListableBeanFactory beanFactory) {
-		if (!PRESENT) {
-			return Set.of();
-		}
 		Set<String> paths = new LinkedHashSet<>();
 		for (BindableService service : beanFactory.getBeansOfType(BindableService.class).values()) {
 			for (ServerMethodDefinition<?, ?> method : service.bindService().getMethods()) {

@@ -1,0 +1,7 @@
+/**
+ * The auto-configuration of ratelimit's grpc module.
+ */
+@NullMarked
+package dev.ratelimit.autoconfigure.grpc;
+
+import org.jspecify.annotations.NullMarked;

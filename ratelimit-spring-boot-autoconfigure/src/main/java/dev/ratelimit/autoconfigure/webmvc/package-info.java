@@ -1,0 +1,7 @@
+/**
+ * The auto-configuration of ratelimit's webmvc module.
+ */
+@NullMarked
+package dev.ratelimit.autoconfigure.webmvc;
+
+import org.jspecify.annotations.NullMarked;
