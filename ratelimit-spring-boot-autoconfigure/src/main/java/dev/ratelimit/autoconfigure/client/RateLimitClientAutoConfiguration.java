@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Configuration;
  * @since 0.1.0
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
+@ConditionalOnClass(RateLimitClientHttpRequestInterceptor.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitFlow.class)
 @EnableConfigurationProperties(RateLimitClientProperties.class)

@@ -37,7 +37,8 @@ import org.springframework.grpc.server.exception.GrpcExceptionHandler;
  */
 @AutoConfiguration(after = { RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class,
 		RateLimitWebFluxAutoConfiguration.class })
-@ConditionalOnClass({ ServerInterceptor.class, GlobalServerInterceptor.class, StatusProto.class })
+@ConditionalOnClass({ RateLimitServerInterceptor.class, ServerInterceptor.class, GlobalServerInterceptor.class,
+		StatusProto.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "spring.grpc.server.enabled", matchIfMissing = true)
 @ConditionalOnBean({ RateLimitFlow.class, BindableService.class })

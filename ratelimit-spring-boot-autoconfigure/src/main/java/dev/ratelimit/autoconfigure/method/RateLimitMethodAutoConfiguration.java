@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure.method;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -36,6 +37,7 @@ import org.springframework.util.function.SingletonSupplier;
  * @since 0.1.0
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
+@ConditionalOnClass(RateLimitedMethodPostProcessor.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitRules.class)
 public final class RateLimitMethodAutoConfiguration {

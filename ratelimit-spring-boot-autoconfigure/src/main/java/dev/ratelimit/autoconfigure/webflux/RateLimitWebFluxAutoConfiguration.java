@@ -63,7 +63,7 @@ import dev.ratelimit.rules.flow.RateLimitContext;
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class,
 		afterName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
 @ConditionalOnWebApplication(type = Type.REACTIVE)
-@ConditionalOnClass({ WebFilter.class, RequestMappingHandlerMapping.class })
+@ConditionalOnClass({ RateLimitWebFilter.class, WebFilter.class, RequestMappingHandlerMapping.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitRules.class)
 @EnableConfigurationProperties(RateLimitFilterProperties.class)

@@ -49,7 +49,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
-@ConditionalOnClass({ HandlerInterceptor.class, WebMvcConfigurer.class })
+@ConditionalOnClass({ RateLimitFilter.class, HandlerInterceptor.class, WebMvcConfigurer.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitRules.class)
 @EnableConfigurationProperties(RateLimitFilterProperties.class)
