@@ -1,6 +1,5 @@
 package dev.ratelimit.gateway;
 
-import java.util.Set;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -22,36 +21,29 @@ class GatewayArchitectureTests {
 		.withImportOption((location) -> !location.contains("/test-classes"))
 		.importPackages("dev.ratelimit.gateway");
 
-	/** The entry-point SPI: what an entry point of the request flow other than the starter's own may use. */
-	private static final Set<String> ENTRY_POINT_SPI = Set.of("dev.ratelimit.rules.flow.RateLimitFlow",
-			"dev.ratelimit.rules.flow.RateLimitExchange", "dev.ratelimit.rules.RateLimitRule", "dev.ratelimit.rules.flow.RateLimitRejection",
-			"dev.ratelimit.rules.RateLimitRuleFactory", "dev.ratelimit.rules.LimitDefinition", "dev.ratelimit.rules.flow.AfterResponse",
-			"dev.ratelimit.rules.flow.PendingSettlement",
-			"dev.ratelimit.rules.KeyResolvers", "dev.ratelimit.rules.ResponseCost",
-			"dev.ratelimit.rules.InvalidRateLimitRuleException", "dev.ratelimit.web.reactive.ReactorObservations",
-			"dev.ratelimit.autoconfigure.RateLimitProperties", "dev.ratelimit.autoconfigure.RateLimitAutoConfiguration",
-			"dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration");
+	/**
+	 * The gateway's Boot side: its auto-configuration, which orders itself after the engine's, and the route args, which
+	 * bind as a rule's properties do ({@code RateLimitProperties.Charge}).
+	 */
+	private static final DescribedPredicate<JavaClass> BOOT_SIDE = DescribedPredicate.describe(
+			"the gateway's auto-configuration or route args",
+			(JavaClass type) -> type.getName().startsWith(RateLimitGatewayAutoConfiguration.class.getName())
+					|| type.getName().equals(GatewayRateLimiter.Config.class.getName())
+					|| type.getName().startsWith(RouteArgs.class.getName()));
 
 	@Test
-	void usesOnlyTheEntryPointSpiOfTheWebLayer() {
+	void usesOnlyTheEnginesSpiAndModel() {
 		assertThat(classes.contain("dev.ratelimit.gateway.RouteExchange")).isTrue();
-		DescribedPredicate<JavaClass> outsideTheSpi = new DescribedPredicate<>("a type of the starter outside the entry-point SPI") {
-
-			@Override
-			public boolean test(JavaClass type) {
-				String name = type.getName();
-				boolean starters = name.startsWith("dev.ratelimit.rules.") || name.startsWith("dev.ratelimit.web.")
-						|| name.startsWith("dev.ratelimit.autoconfigure.") || name.startsWith("dev.ratelimit.actuate.");
-				// nested types (a rejection's cases, the properties' groups) belong to their outer type
-				int nested = name.indexOf('$');
-				return starters && !ENTRY_POINT_SPI.contains((nested < 0) ? name : name.substring(0, nested));
-			}
-
-		};
-		noClasses().that()
+		// as every runtime module: the engine's SPI and model, the core's API, and the WebFlux module's public side
+		noClasses().that(DescribedPredicate.not(BOOT_SIDE))
+			.and()
 			.resideInAPackage("dev.ratelimit.gateway..")
 			.should()
-			.dependOnClassesThat(outsideTheSpi)
+			.dependOnClassesThat()
+			.resideInAnyPackage("dev.ratelimit.rules.internal..", "dev.ratelimit.redis..", "dev.ratelimit.autoconfigure..",
+					"dev.ratelimit.actuate..", "dev.ratelimit.web.servlet..", "dev.ratelimit.grpc..", "dev.ratelimit.client..",
+					"dev.ratelimit.method..")
+			.because("a runtime module drives the engine through dev.ratelimit.rules.flow and reads the model")
 			.check(classes);
 	}
 
