@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.BlockPolicy;
+import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
@@ -15,9 +16,10 @@ import dev.ratelimit.RateLimiter;
 import org.springframework.util.Assert;
 
 /**
- * What a limiter does to a key's state outside a decision: read it, give permits back, reset it, read, start or
- * lift its block. None goes through the denial cache or the fallback; those that change the state forget the
- * refusals this instance remembers for the key.
+ * What a limiter does to a key's state outside a decision: read it, give permits back, charge past the limit, reset
+ * it, read, start or lift its block. None goes through the denial cache or the fallback; those that change the state
+ * forget the refusals this instance remembers for the key. A charge, which a count-only rule sends for every request
+ * it counts, goes through the circuit breaker as a decision does: while it is open Redis is not called.
  */
 final class KeyState {
 
@@ -33,15 +35,19 @@ final class KeyState {
 
 	private final @Nullable LocalDenialCache denials;
 
-	KeyState(LimiterScript script, PreparedLimits prepared, @Nullable LocalDenialCache denials) {
+	private final @Nullable CircuitBreaker circuitBreaker;
+
+	KeyState(LimiterScript script, PreparedLimits prepared, @Nullable LocalDenialCache denials,
+			@Nullable CircuitBreaker circuitBreaker) {
 		this.script = script;
 		this.prepared = prepared;
 		this.denials = denials;
+		this.circuitBreaker = circuitBreaker;
 	}
 
 	/** The same operations on a limiter's blocking form. */
 	KeyState blocking(LimiterScript blocking) {
-		return new KeyState(blocking, this.prepared, this.denials);
+		return new KeyState(blocking, this.prepared, this.denials, this.circuitBreaker);
 	}
 
 	List<RateLimitDecision> inspect(String key, List<RateLimit> limits) {
@@ -111,6 +117,10 @@ final class KeyState {
 		RateLimiter.checkCost("permits", permits, 1);
 		// past the limit: checked like a call of one permit, charged the whole
 		PreparedLimits.Prepared prepared = this.prepared.of(limits, 1);
+		CircuitBreaker breaker = this.circuitBreaker;
+		if (breaker != null && !breaker.tryAcquirePermission()) {
+			return CompletableFuture.failedFuture(RedisGuard.unavailable(null));
+		}
 		CompletableFuture<List<?>> reply;
 		if (this.script.algorithm == Algorithm.SLIDING_WINDOW_LOG && permits > LOG_ENTRIES_PER_CALL) {
 			// the log keeps at most its limit's entries (charge.lua): more would change no decision. They are
@@ -128,7 +138,13 @@ final class KeyState {
 		return CallerLoops.backOnCaller(reply.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = Futures.unwrap(failure);
+				if (breaker != null) {
+					breaker.onFailure(cause);
+				}
 				throw RedisGuard.unavailable("Redis could not take the permits: " + cause, cause);
+			}
+			if (breaker != null) {
+				breaker.onSuccess();
 			}
 			return null;
 		}));

@@ -56,7 +56,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 		this.script = new LimiterScript(builder.algorithm, builder.keyPrefix, builder.runner, builder.clock);
 		this.guard = new RedisGuard(builder.circuitBreaker, builder.denialCache, builder.fallback);
 		this.prepared = new PreparedLimits(builder.algorithm);
-		this.state = new KeyState(this.script, this.prepared, builder.denialCache);
+		this.state = new KeyState(this.script, this.prepared, builder.denialCache, builder.circuitBreaker);
 		this.slotKeys = new RedisKeys(builder.keyPrefix, "concurrency");
 	}
 
@@ -309,8 +309,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimiters.Togethe
 	}
 
 	/**
-	 * Takes permits whatever the budget holds ({@link RateLimiter#charge}), in one script call.
-	 * @throws RateLimiterUnavailableException when Redis cannot answer
+	 * Takes permits whatever the budget holds ({@link RateLimiter#charge}), in one script call, through the circuit
+	 * breaker: while it is open, Redis is not called.
+	 * @throws RateLimiterUnavailableException when Redis cannot answer, or the circuit breaker is open
 	 */
 	@Override
 	public void charge(String key, List<RateLimit> limits, long permits) {

@@ -153,6 +153,22 @@ class RedisRateLimiterAsyncTests {
 	}
 
 	@Test
+	void chargesPastTheLimitStopCallingRedisOnceTheBreakerOpens() {
+		Counting counting = new Counting(runner(RedisServerProcess.HOST, ClosedPort.reserve()));
+		AtomicLong breakerClock = new AtomicLong();
+		CircuitBreaker breaker = new CircuitBreaker("Redis", 2, Duration.ofSeconds(30), breakerClock::get);
+		RedisRateLimiter limiter = limiter(Algorithm.FIXED_WINDOW, counting).circuitBreaker(breaker).build();
+		for (int i = 0; i < 5; i++) {
+			CompletableFuture<Void> charged = limiter.chargeAsync("down", List.of(THREE_PER_MINUTE), 1);
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> charged.get(5, TimeUnit.SECONDS))
+				.withCauseInstanceOf(RateLimiterUnavailableException.class);
+		}
+		assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+		// the charges the breaker let through were told to it; the others never reached Redis
+		assertThat(counting.calls).hasValue(2);
+	}
+
+	@Test
 	void throwsBadArgumentsAtOnce() {
 		RedisTestServer redis = RedisTestServer.shared();
 		RedisRateLimiter limiter = limiter(Algorithm.FIXED_WINDOW, runner(redis.host(), redis.port())).build();
