@@ -81,6 +81,7 @@ public final class FunctionalRoutePaths implements RouterFunctions.Visitor, Requ
 	}
 
 	@Override
+	@SuppressWarnings("removal") // the visitor must still implement it while the predicate exists
 	public void pathExtension(String extension) {
 	}
 
