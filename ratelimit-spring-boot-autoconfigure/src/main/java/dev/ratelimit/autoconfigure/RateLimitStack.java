@@ -24,6 +24,12 @@ public record RateLimitStack(String name, @Nullable Class<?> keyResolverType, @N
 		Supplier<Collection<String>> mappedPaths) {
 
 	/**
+	 * The name of gRPC's stack: where it is present, the servlet filter leaves the requests of gRPC hosted in the
+	 * servlet container to the gRPC interceptors, which answer in gRPC.
+	 */
+	public static final String GRPC = "gRPC";
+
+	/**
 	 * Returns a web stack, whose rules may name key-resolver and condition beans.
 	 * @param name the stack, such as {@code servlet}
 	 * @param keyResolverType the type of its key-resolver beans

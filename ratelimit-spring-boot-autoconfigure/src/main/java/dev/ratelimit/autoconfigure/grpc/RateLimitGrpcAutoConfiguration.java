@@ -52,7 +52,7 @@ public final class RateLimitGrpcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitGrpcStack")
 	RateLimitStack rateLimitGrpcStack(ListableBeanFactory beanFactory) {
-		return RateLimitStack.calls("gRPC", () -> GrpcMethodPaths.of(beanFactory));
+		return RateLimitStack.calls(RateLimitStack.GRPC, () -> GrpcMethodPaths.of(beanFactory));
 	}
 
 	@Bean

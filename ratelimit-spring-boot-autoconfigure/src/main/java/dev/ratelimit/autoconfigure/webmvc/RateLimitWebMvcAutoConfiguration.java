@@ -1,6 +1,5 @@
 package dev.ratelimit.autoconfigure.webmvc;
 
-import dev.ratelimit.autoconfigure.grpc.RateLimitGrpcAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitStack;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import java.util.ArrayList;
@@ -83,8 +82,11 @@ public final class RateLimitWebMvcAutoConfiguration {
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(ServletRateLimitSupport support,
 			RateLimitFilterProperties properties, ListableBeanFactory beanFactory) {
 		// gRPC hosted in the servlet container: its calls are the gRPC interceptors', which answer in gRPC
+		boolean grpc = beanFactory.getBeanProvider(RateLimitStack.class)
+			.stream()
+			.anyMatch((stack) -> RateLimitStack.GRPC.equals(stack.name()));
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(support,
-				beanFactory.containsBean(RateLimitGrpcAutoConfiguration.BEFORE_AUTHENTICATION_INTERCEPTOR)));
+				grpc));
 		registration.setOrder(properties.getOrder());
 		// ASYNC: the dispatch that writes an asynchronous handler's result settles count-statuses before it commits
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
