@@ -5,7 +5,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
@@ -41,7 +40,7 @@ class ArchitectureTests {
 		assertThat(classes.contain("dev.ratelimit.rules.internal.RateLimitEnforcer")).isTrue();
 		assertThat(classes.contain("dev.ratelimit.redis.RedisRateLimiter")).isTrue();
 		assertThat(classes.contain("dev.ratelimit.rules.RateLimitRule")).isTrue();
-		assertThat(classes.contain("dev.ratelimit.web.servlet.internal.ServletRateLimitSupport")).isTrue();
+		assertThat(classes.contain("dev.ratelimit.web.servlet.ServletRateLimitSupport")).isTrue();
 		assertThat(classes.stream().filter((javaClass) -> javaClass.getSimpleName().endsWith("Tests"))).isEmpty();
 	}
 
@@ -78,27 +77,12 @@ class ArchitectureTests {
 			.check(classes);
 	}
 
-	/**
-	 * The public types of the entry points and the endpoint that still take their internal collaborators in public
-	 * constructors or builders, which keeps three package cycles (an entry point and its {@code internal} package):
-	 * each goes with its entry point's move to a module of its own (issue 45, steps 2 and 3). Nothing may be added.
-	 */
-	private static final Set<String> LEFT_FOR_THE_ENTRY_POINTS = Set.of("dev.ratelimit.web.servlet.RateLimitFilter",
-			"dev.ratelimit.web.servlet.RateLimitInterceptor", "dev.ratelimit.web.reactive.RateLimitWebFilter",
-			"dev.ratelimit.web.reactive.RateLimitHandlerWebFilter", "dev.ratelimit.method.RateLimitedMethodPostProcessor",
-			"dev.ratelimit.grpc.RateLimitServerInterceptor", "dev.ratelimit.client.RateLimitClientHttpRequestInterceptor",
-			"dev.ratelimit.client.RateLimitExchangeFilterFunction", "dev.ratelimit.actuate.RateLimitEndpoint");
-
-	private static final DescribedPredicate<JavaClass> LEFT = DescribedPredicate.describe("left for the entry points' modules",
-			(JavaClass type) -> LEFT_FOR_THE_ENTRY_POINTS.contains(type.getName().replaceFirst("\\$.*", "")));
-
 	@Test
 	void noPublicSignatureOutsideAnInternalPackageNamesAnInternalType() {
 		classes().that()
 			.resideOutsideOfPackage("..internal..")
 			.and()
 			.arePublic()
-			.and(DescribedPredicate.not(LEFT))
 			.should(nameNoInternalTypeInTheirPublicSignatures())
 			.because("a public type that takes or returns an internal one makes the internal one API")
 			.check(classes);
@@ -109,7 +93,6 @@ class ArchitectureTests {
 		slices().matching("dev.ratelimit.(**)")
 			.should()
 			.beFreeOfCycles()
-			.ignoreDependency(LEFT, DescribedPredicate.alwaysTrue())
 			.check(classes);
 	}
 

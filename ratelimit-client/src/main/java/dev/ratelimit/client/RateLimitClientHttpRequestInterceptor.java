@@ -2,9 +2,6 @@ package dev.ratelimit.client;
 
 import java.io.IOException;
 
-import dev.ratelimit.client.internal.PartnerBudget;
-import dev.ratelimit.client.internal.PartnerBudgets;
-import dev.ratelimit.client.internal.PartnerUrl;
 
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;

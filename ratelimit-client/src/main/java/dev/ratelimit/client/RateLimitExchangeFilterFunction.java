@@ -1,8 +1,5 @@
 package dev.ratelimit.client;
 
-import dev.ratelimit.client.internal.PartnerBudget;
-import dev.ratelimit.client.internal.PartnerBudgets;
-import dev.ratelimit.client.internal.PartnerUrl;
 import reactor.core.publisher.Mono;
 
 import org.springframework.web.reactive.function.client.ClientRequest;

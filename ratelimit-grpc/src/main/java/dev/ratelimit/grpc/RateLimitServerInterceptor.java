@@ -1,6 +1,5 @@
 package dev.ratelimit.grpc;
 
-import dev.ratelimit.grpc.internal.GrpcRateLimitSupport;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.RateLimited;
-import dev.ratelimit.method.internal.MethodRateLimitInterceptor;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
 import org.springframework.aop.ClassFilter;

@@ -73,11 +73,12 @@ public class RateLimitEndpoint {
 	}
 
 	/**
-	 * Starts an endpoint over the rules in force.
+	 * Starts an endpoint over the rules in force; the {@link RateLimitEndpointConfiguration} beside it is its one
+	 * caller, as the engine's registry is no public type.
 	 * @param rules the rules and their limiters
 	 * @return the builder
 	 */
-	public static Builder builder(RateLimitRules rules) {
+	static Builder builder(RateLimitRules rules) {
 		return new Builder(rules);
 	}
 
@@ -276,7 +277,7 @@ public class RateLimitEndpoint {
 	/**
 	 * Builds a {@link RateLimitEndpoint}; every part but the rules is optional.
 	 */
-	public static final class Builder {
+	static final class Builder {
 
 		private final RateLimitRules rules;
 
@@ -301,7 +302,7 @@ public class RateLimitEndpoint {
 		 * @param mode the mode
 		 * @return this builder
 		 */
-		public Builder failureMode(FailureMode mode) {
+		Builder failureMode(FailureMode mode) {
 			this.failureMode = mode;
 			return this;
 		}
@@ -311,7 +312,7 @@ public class RateLimitEndpoint {
 		 * @param breaker the breaker, or {@code null}
 		 * @return this builder
 		 */
-		public Builder circuitBreaker(@Nullable CircuitBreaker breaker) {
+		Builder circuitBreaker(@Nullable CircuitBreaker breaker) {
 			this.circuitBreaker = breaker;
 			return this;
 		}
@@ -321,7 +322,7 @@ public class RateLimitEndpoint {
 		 * @param keyPlans the plans
 		 * @return this builder
 		 */
-		public Builder plans(RateLimitPlans keyPlans) {
+		Builder plans(RateLimitPlans keyPlans) {
 			this.plans = keyPlans;
 			return this;
 		}
@@ -332,7 +333,7 @@ public class RateLimitEndpoint {
 		 * {@code null} when they cannot be reloaded
 		 * @return this builder
 		 */
-		public Builder reload(@Nullable Supplier<List<String>> rulesReload) {
+		Builder reload(@Nullable Supplier<List<String>> rulesReload) {
 			this.reload = rulesReload;
 			return this;
 		}
@@ -342,7 +343,7 @@ public class RateLimitEndpoint {
 		 * @param resolver the resolver
 		 * @return this builder
 		 */
-		public Builder addresses(ClientAddressResolver resolver) {
+		Builder addresses(ClientAddressResolver resolver) {
 			this.addresses = resolver;
 			return this;
 		}
@@ -353,7 +354,7 @@ public class RateLimitEndpoint {
 		 * @param servedByWebFlux whether it is
 		 * @return this builder
 		 */
-		public Builder reactive(boolean servedByWebFlux) {
+		Builder reactive(boolean servedByWebFlux) {
 			this.reactive = servedByWebFlux;
 			return this;
 		}
@@ -362,7 +363,7 @@ public class RateLimitEndpoint {
 		 * Builds the endpoint.
 		 * @return the endpoint
 		 */
-		public RateLimitEndpoint build() {
+		RateLimitEndpoint build() {
 			return new RateLimitEndpoint(this);
 		}
 

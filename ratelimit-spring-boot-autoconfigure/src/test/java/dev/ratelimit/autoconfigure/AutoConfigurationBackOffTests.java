@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.actuate.RateLimitEndpointConfiguration;
 import dev.ratelimit.autoconfigure.actuate.RateLimitEndpointAutoConfiguration;
 import dev.ratelimit.autoconfigure.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
@@ -26,7 +27,8 @@ class AutoConfigurationBackOffTests {
 				RateLimitWebMvcAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class,
 				RateLimitWebAutoConfiguration.EnvironmentChangeConfiguration.class, RateLimitMetricsAutoConfiguration.class,
 				RateLimitMetricsAutoConfiguration.DecisionMetricsConfiguration.class,
-				RateLimitEndpointAutoConfiguration.class, RateLimitObservationAutoConfiguration.class);
+				RateLimitEndpointAutoConfiguration.class, RateLimitEndpointConfiguration.class,
+				RateLimitObservationAutoConfiguration.class);
 		List<String> beanMethods = new ArrayList<>();
 		List<String> without = new ArrayList<>();
 		for (Class<?> configuration : configurations) {

@@ -89,7 +89,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 	static class OwnFilterConfiguration {
 
 		@Bean
-		RateLimitWebFilter myFilter(dev.ratelimit.web.reactive.internal.ReactiveRateLimitSupport support) {
+		RateLimitWebFilter myFilter(dev.ratelimit.web.reactive.ReactiveRateLimitSupport support) {
 			return new RateLimitWebFilter(support, 42);
 		}
 

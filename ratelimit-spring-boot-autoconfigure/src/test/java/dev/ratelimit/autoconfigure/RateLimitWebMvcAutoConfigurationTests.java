@@ -26,8 +26,7 @@ import dev.ratelimit.rules.internal.RateLimitPlans;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
-import dev.ratelimit.web.servlet.internal.RateLimitResponseWriter;
-import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
+import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RuleKey;
 import dev.ratelimit.rules.internal.RateLimitRules;
@@ -246,8 +245,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 				RateLimitPlans.NONE, java.time.Clock.systemUTC());
 		ServletRateLimitSupport support = new ServletRateLimitSupport(
 				RateLimitEngine.builder(rules, enforcer).addresses(resolver).build(), resolver,
-				(name) -> null, (name) -> null, new ProblemDetailRejectionHandler(),
-				new RateLimitResponseWriter(List::of));
+				(name) -> null, (name) -> null, new ProblemDetailRejectionHandler(), List::of);
 		RateLimitInterceptor interceptor = new RateLimitInterceptor(support);
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitInterceptor.class);

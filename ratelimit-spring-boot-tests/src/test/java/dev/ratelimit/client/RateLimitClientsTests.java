@@ -13,7 +13,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.client.internal.MicrometerClientMetrics;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.internal.RateLimitRules;
@@ -156,8 +155,8 @@ class RateLimitClientsTests {
 		}
 		assertThat(partner.received(prefix)).isEqualTo(6);
 		MeterRegistry meters = first.getBean(MeterRegistry.class);
-		assertThat(meters.get(MicrometerClientMetrics.WAITS).tag("client", prefix).counter().count()).isGreaterThanOrEqualTo(4);
-		assertThat(meters.find(MicrometerClientMetrics.GIVEN_UP).tag("client", prefix).counter()).isNull();
+		assertThat(meters.get("ratelimit.client.waits").tag("client", prefix).counter().count()).isGreaterThanOrEqualTo(4);
+		assertThat(meters.find("ratelimit.client.given.up").tag("client", prefix).counter()).isNull();
 	}
 
 	@ParameterizedTest
@@ -179,7 +178,7 @@ class RateLimitClientsTests {
 		assertThat(arrivals).hasSize(2);
 		assertThat(Duration.ofNanos(arrivals.get(1) - arrivals.get(0))).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
 		assertThat(first.getBean(MeterRegistry.class)
-			.get(MicrometerClientMetrics.PARTNER_REFUSALS)
+			.get("ratelimit.client.partner.refusals")
 			.tag("client", prefix)
 			.tag("status", "429")
 			.counter()

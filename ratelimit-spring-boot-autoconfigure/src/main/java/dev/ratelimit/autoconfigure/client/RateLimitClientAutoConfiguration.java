@@ -10,9 +10,7 @@ import java.util.List;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
 import dev.ratelimit.client.RateLimitExchangeFilterFunction;
-import dev.ratelimit.client.internal.ClientMetrics;
-import dev.ratelimit.client.internal.MicrometerClientMetrics;
-import dev.ratelimit.client.internal.PartnerBudgets;
+import dev.ratelimit.client.PartnerBudgets;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.LimitDefinition;
 import dev.ratelimit.rules.RateLimitRule;
@@ -52,9 +50,9 @@ public final class RateLimitClientAutoConfiguration {
 	@ConditionalOnMissingBean
 	PartnerBudgets rateLimitPartnerBudgets(RateLimitProperties properties, RateLimitClientProperties clients,
 			RateLimitFlow flow, RateLimitRules rules,
-			ObjectProvider<ClientMetrics> metrics, ObjectProvider<Clock> clock, RateLimitRuleFactory factory) {
-		PartnerBudgets.Builder budgets = PartnerBudgets.builder(flow, rules, metrics.getIfAvailable(() -> ClientMetrics.NONE),
-				clock.getIfUnique(Clock::systemUTC));
+			ObjectProvider<PartnerMeters> meters, ObjectProvider<Clock> clock, RateLimitRuleFactory factory) {
+		PartnerBudgets.Builder budgets = PartnerBudgets.builder(flow, rules, clock.getIfUnique(Clock::systemUTC));
+		meters.ifAvailable((each) -> each.countIn(budgets));
 		clients.getClients().forEach((name, client) -> add(budgets, factory, name, client));
 		return budgets.build();
 	}
@@ -113,15 +111,29 @@ public final class RateLimitClientAutoConfiguration {
 		}
 	}
 
+	/**
+	 * Where the partner budgets count their waits and the partners' refusals; a bean of its own so that Micrometer,
+	 * an optional dependency, is named only where it is present.
+	 */
+	@FunctionalInterface
+	interface PartnerMeters {
+
+		/**
+		 * Has the budgets count in a registry.
+		 * @param budgets the budgets being built
+		 */
+		void countIn(PartnerBudgets.Builder budgets);
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(MeterRegistry.class)
 	static class MicrometerConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ClientMetrics rateLimitClientMetrics(ObjectProvider<MeterRegistry> registry) {
-			MeterRegistry meters = registry.getIfUnique();
-			return (meters != null) ? new MicrometerClientMetrics(meters) : ClientMetrics.NONE;
+		PartnerMeters rateLimitClientMetrics(ObjectProvider<MeterRegistry> registry) {
+			return (budgets) -> registry.ifUnique(budgets::meterRegistry);
 		}
 
 	}

@@ -5,8 +5,7 @@ import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitStack;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import dev.ratelimit.grpc.RateLimitServerInterceptor;
-import dev.ratelimit.grpc.internal.GrpcRateLimitExceptionHandler;
-import dev.ratelimit.grpc.internal.GrpcRateLimitSupport;
+import dev.ratelimit.grpc.GrpcRateLimitSupport;
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
@@ -76,7 +75,7 @@ public final class RateLimitGrpcAutoConfiguration {
 
 	@Bean
 	GrpcExceptionHandler rateLimitGrpcExceptionHandler(GrpcRateLimitSupport support) {
-		return new GrpcRateLimitExceptionHandler(support);
+		return support::refusal;
 	}
 
 	@Bean

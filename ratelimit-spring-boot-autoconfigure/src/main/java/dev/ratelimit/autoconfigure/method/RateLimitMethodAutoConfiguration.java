@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.method.RateLimitedMethodPostProcessor;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
-import dev.ratelimit.method.internal.MethodRateLimitInterceptor;
+import dev.ratelimit.method.MethodRateLimitInterceptor;
 import dev.ratelimit.rules.flow.RateLimitExchange;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.internal.RateLimitRules;

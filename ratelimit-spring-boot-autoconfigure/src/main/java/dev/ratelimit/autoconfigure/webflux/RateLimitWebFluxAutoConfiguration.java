@@ -19,7 +19,7 @@ import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
-import dev.ratelimit.web.reactive.internal.ReactiveRateLimitSupport;
+import dev.ratelimit.web.reactive.ReactiveRateLimitSupport;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -17,8 +17,7 @@ import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
-import dev.ratelimit.web.servlet.internal.RateLimitResponseWriter;
-import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
+import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -68,7 +67,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 		return new ServletRateLimitSupport(flow, addresses,
 				(name) -> beanFactory.getBean(name, RateLimitKeyResolver.class),
 				(name) -> beanFactory.getBean(name, RateLimitCondition.class), rejections,
-				new RateLimitResponseWriter(SingletonSupplier.of(() -> converters(adapters))));
+				SingletonSupplier.of(() -> converters(adapters)));
 	}
 
 	@Bean

@@ -15,8 +15,8 @@ import dev.ratelimit.rules.flow.RateLimitContext;
 import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.rules.internal.UnmappedRules;
 import dev.ratelimit.web.servlet.internal.FunctionalRoutePaths;
-import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
+import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;

@@ -6,7 +6,6 @@ import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
-import dev.ratelimit.web.reactive.internal.ReactiveRateLimitSupport;
 
 /**
  * Applies the rules from properties to every WebFlux request before the filters behind it see it, Spring

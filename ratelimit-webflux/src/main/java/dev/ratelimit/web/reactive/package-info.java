@@ -1,6 +1,6 @@
 /**
  * Rate limiting for Spring WebFlux: the web filters that apply the rules to exchanges without blocking
- * a thread, the keys they read from them and the responses they write.
+ * a thread, the support they share, the keys they read from exchanges and the conditions they test.
  */
 @NullMarked
 package dev.ratelimit.web.reactive;

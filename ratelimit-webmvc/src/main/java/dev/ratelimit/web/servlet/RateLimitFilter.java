@@ -10,7 +10,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.web.filter.OncePerRequestFilter;
-import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 
 /**
  * Applies the rules from properties to every request before the filters behind it see it, Spring

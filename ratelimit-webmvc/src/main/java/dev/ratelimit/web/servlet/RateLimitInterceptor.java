@@ -5,7 +5,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.web.servlet.HandlerInterceptor;
-import dev.ratelimit.web.servlet.internal.ServletRateLimitSupport;
 
 /**
  * Applies, before a handler runs, the rules that need the handler or an authenticated user: those of

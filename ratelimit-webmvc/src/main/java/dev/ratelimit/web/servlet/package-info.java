@@ -1,6 +1,6 @@
 /**
- * Rate limiting for Spring MVC: the interceptor that applies the rules to servlet requests, the keys it
- * reads from them and the responses it writes.
+ * Rate limiting for Spring MVC: the filter and the interceptor that apply the rules to servlet requests, the
+ * support they share, the keys they read from requests and the conditions they test.
  */
 @NullMarked
 package dev.ratelimit.web.servlet;

@@ -1,7 +1,6 @@
 /**
- * The WebFlux stack's side of the request flow: its exchange (reading an exchange and its keys without blocking,
- * writing the headers and the refusal, settling after the response) and the hop back to the connection's event
- * loop, behind the public web filters. Not API: any release may change it.
+ * The WebFlux stack's parts behind its public web filters: the paths of functional routes. Not API: any release may
+ * change it.
  */
 @NullMarked
 package dev.ratelimit.web.reactive.internal;

@@ -1,7 +1,6 @@
 /**
- * The servlet stack's side of the request flow: its exchange (reading a request and its keys, writing the
- * headers and the refusal, settling after the response) and the writer of rejection bodies, behind the public
- * filter and interceptor. Not API: any release may change it.
+ * What the servlet stack's auto-configuration reads of an application's functional routes: their paths. Not API:
+ * any release may change it.
  */
 @NullMarked
 package dev.ratelimit.web.servlet.internal;

@@ -1,0 +1,111 @@
+package dev.ratelimit.method;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.rules.InvalidRateLimitRuleException;
+
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds the fallback method a {@link dev.ratelimit.RateLimited} bean method names, as Resilience4j's
+ * {@code fallbackMethod} does: a method of the same bean with the same parameters, optionally followed by the
+ * {@link RateLimitExceededException} (or a supertype of it), that returns what the limited method returns.
+ */
+final class Fallbacks {
+
+	private Fallbacks() {
+	}
+
+	/**
+	 * Finds and checks a fallback method.
+	 * @param method the limited method
+	 * @param targetClass the bean's class
+	 * @param name the fallback's name
+	 * @param rule the rule that names it, for the error
+	 * @return the fallback
+	 * @throws InvalidRateLimitRuleException when the bean has no such method, or none of a fitting signature
+	 */
+	static Fallback find(Method method, Class<?> targetClass, String name, String rule) {
+		Class<?>[] parameters = method.getParameterTypes();
+		List<Method> named = new ArrayList<>();
+		ReflectionUtils.doWithMethods(targetClass, named::add, (candidate) -> candidate.getName().equals(name)
+				&& !candidate.isBridge() && !Modifier.isStatic(candidate.getModifiers()));
+		// the one that takes the refusal first, whatever order reflection lists them in
+		for (boolean withException : new boolean[] { true, false }) {
+			for (Method candidate : named) {
+				Class<?>[] types = candidate.getParameterTypes();
+				boolean fits = withException
+						? types.length == parameters.length + 1
+								&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
+								&& types[parameters.length].isAssignableFrom(RateLimitExceededException.class)
+						: Arrays.equals(types, parameters);
+				if (fits && returnsWhatTheMethodReturns(candidate, method)) {
+					ReflectionUtils.makeAccessible(candidate);
+					return new Fallback(candidate, withException);
+				}
+			}
+		}
+		String expected = name + "(" + String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList())
+				+ ((parameters.length > 0) ? ", " : "") + "[RateLimitExceededException])";
+		String reason = named.isEmpty() ? "the bean " + targetClass.getName() + " has no method of that name"
+				: "no method of that name takes the limited method's parameters (optionally followed by the exception) "
+						+ "and returns " + method.getReturnType().getSimpleName() + ": found " + String.join("; ",
+								named.stream().map(Fallbacks::signature).sorted().toList());
+		throw new InvalidRateLimitRuleException(rule, "fallbackMethod", name,
+				reason + "; declare " + method.getReturnType().getSimpleName() + " " + expected + " on the bean");
+	}
+
+	private static boolean returnsWhatTheMethodReturns(Method fallback, Method method) {
+		if (method.getReturnType() == void.class) {
+			return fallback.getReturnType() == void.class;
+		}
+		return ClassUtils.isAssignable(method.getReturnType(), fallback.getReturnType());
+	}
+
+	private static String signature(Method method) {
+		return method.getReturnType().getSimpleName() + " " + method.getName() + "("
+				+ String.join(", ", Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toList()) + ")";
+	}
+
+	/**
+	 * A fallback method.
+	 *
+	 * @param method the method
+	 * @param takesException whether its last parameter is the refusal
+	 */
+	record Fallback(Method method, boolean takesException) {
+
+		/**
+		 * Calls the fallback instead of the limited method.
+		 * @param target the bean
+		 * @param arguments the limited method's arguments
+		 * @param refusal why the call was refused
+		 * @return what the fallback returns
+		 * @throws Throwable what the fallback throws
+		 */
+		@Nullable Object call(Object target, @Nullable Object[] arguments, RateLimitExceededException refusal)
+				throws Throwable {
+			Object[] passed = arguments;
+			if (this.takesException) {
+				passed = Arrays.copyOf(arguments, arguments.length + 1);
+				passed[arguments.length] = refusal;
+			}
+			try {
+				return this.method.invoke(target, passed);
+			}
+			catch (java.lang.reflect.InvocationTargetException ex) {
+				throw ex.getTargetException();
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,85 @@
+package dev.ratelimit.method;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.reactivestreams.Publisher;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+import reactor.util.context.ContextView;
+
+import dev.ratelimit.rules.flow.RateLimitExchange;
+
+/**
+ * Limited methods that return a {@code Mono} or a {@code Flux}: each subscription is one call, decided when it
+ * subscribes without blocking; a refusal is the publisher's error signal, or the fallback's publisher. Loaded
+ * only when Reactor is on the class path.
+ */
+final class ReactiveCalls {
+
+	private ReactiveCalls() {
+	}
+
+	static boolean isMono(Class<?> type) {
+		return Mono.class.isAssignableFrom(type);
+	}
+
+	static boolean isFlux(Class<?> type) {
+		return Flux.class.isAssignableFrom(type);
+	}
+
+	static boolean isPublisher(Class<?> type) {
+		return Publisher.class.isAssignableFrom(type);
+	}
+
+	static Mono<Object> mono(MethodRateLimitInterceptor.Call call) {
+		return Mono.deferContextual((context) -> {
+			MethodExchange exchange = exchange(call, context);
+			AtomicReference<@Nullable Object> value = new AtomicReference<>();
+			return Mono.fromFuture(call.decide(exchange), true)
+				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed, context)))
+				.doOnNext(value::set)
+				.doFinally((signal) -> call.settle(exchange, value.get(), signal == SignalType.ON_COMPLETE));
+		});
+	}
+
+	static Flux<Object> flux(MethodRateLimitInterceptor.Call call) {
+		return Flux.deferContextual((context) -> {
+			MethodExchange exchange = exchange(call, context);
+			return Mono.fromFuture(call.decide(exchange), true)
+				.flatMapMany((allowed) -> publisher(call, exchange, allowed, context))
+				.doFinally((signal) -> call.settle(exchange, null, signal == SignalType.ON_COMPLETE));
+		});
+	}
+
+	/**
+	 * The subscription as the flow reads it: in the web request its Reactor context holds (WebFlux), else in the one
+	 * bound to the subscribing thread (a servlet request).
+	 */
+	private static MethodExchange exchange(MethodRateLimitInterceptor.Call call, ContextView context) {
+		ReactiveRateLimitCurrentRequest reactive = call.reactiveRequest();
+		RateLimitExchange request = (reactive != null) ? reactive.current(context) : null;
+		return (request != null) ? call.exchange(false, request) : call.exchange(false);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> publisher(MethodRateLimitInterceptor.Call call, MethodExchange exchange,
+			boolean allowed, ContextView context) {
+		try {
+			if (allowed) {
+				Object result = call.proceed();
+				return (result != null) ? (Publisher<Object>) result : Mono.empty();
+			}
+			Object answer = call.refused(exchange, context.hasKey(call.limited()));
+			// what the fallback's publisher subscribes to (the method again, say) knows that it runs in the fallback
+			return (answer != null)
+					? Flux.from((Publisher<Object>) answer).contextWrite((outer) -> outer.put(call.limited(), Boolean.TRUE))
+					: Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+}
