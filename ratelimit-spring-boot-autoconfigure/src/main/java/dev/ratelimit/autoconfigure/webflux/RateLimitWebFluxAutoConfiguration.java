@@ -14,7 +14,6 @@ import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.rules.internal.UnmappedRules;
-import dev.ratelimit.web.reactive.internal.FunctionalRoutePaths;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
@@ -231,7 +230,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 			for (RouterFunctionMapping routes : this.beanFactory.getBeansOfType(RouterFunctionMapping.class).values()) {
 				RouterFunction<?> function = routes.getRouterFunction();
 				if (function != null) {
-					mapped.addAll(FunctionalRoutePaths.of(function));
+					mapped.addAll(ReactiveRateLimitSupport.routePatterns(function));
 				}
 			}
 			for (RequestMappingInfoHandlerMapping mapping : this.beanFactory

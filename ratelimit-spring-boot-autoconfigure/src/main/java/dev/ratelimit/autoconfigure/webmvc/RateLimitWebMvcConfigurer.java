@@ -14,7 +14,6 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.rules.flow.RateLimitContext;
 import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.rules.internal.UnmappedRules;
-import dev.ratelimit.web.servlet.internal.FunctionalRoutePaths;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 
@@ -123,7 +122,7 @@ public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartI
 		for (RouterFunctionMapping routes : this.beanFactory.getBeansOfType(RouterFunctionMapping.class).values()) {
 			RouterFunction<?> function = routes.getRouterFunction();
 			if (function != null) {
-				mapped.addAll(FunctionalRoutePaths.of(function));
+				mapped.addAll(ServletRateLimitSupport.routePatterns(function));
 			}
 		}
 		for (RequestMappingInfoHandlerMapping mapping : this.beanFactory

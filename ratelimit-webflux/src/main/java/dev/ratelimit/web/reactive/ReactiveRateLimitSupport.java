@@ -29,6 +29,7 @@ import dev.ratelimit.rules.flow.ContentNegotiation;
 import dev.ratelimit.rules.flow.AfterResponse;
 import dev.ratelimit.rules.flow.PendingSettlement;
 
+import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -431,6 +432,16 @@ public final class ReactiveRateLimitSupport {
 			return writer.canWrite(type, accepted) ? List.of(accepted) : List.of();
 		}
 		return writer.getWritableMediaTypes(type);
+	}
+
+	/**
+	 * Returns the path patterns of an application's functional routes, as rules match them: each route's paths under
+	 * those of the routes it is nested in; for the warning of rules whose paths no handler maps.
+	 * @param function the application's router function
+	 * @return the patterns
+	 */
+	public static java.util.Set<String> routePatterns(RouterFunction<?> function) {
+		return FunctionalRoutePaths.of(function);
 	}
 
 }

@@ -35,6 +35,7 @@ import dev.ratelimit.rules.ResponseCost;
 import dev.ratelimit.rules.RuleKey;
 import dev.ratelimit.rules.flow.AfterResponse;
 
+import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.PathContainer;
@@ -493,6 +494,16 @@ public final class ServletRateLimitSupport {
 		// decoded already: encoded again so that a '%' or ';' in it stands for itself
 		return PathContainer.parsePath(UriUtils.encodePath((path == null || path.isEmpty()) ? "/" : path,
 				StandardCharsets.UTF_8));
+	}
+
+	/**
+	 * Returns the path patterns of an application's functional routes, as rules match them: each route's paths under
+	 * those of the routes it is nested in; for the warning of rules whose paths no handler maps.
+	 * @param function the application's router function
+	 * @return the patterns
+	 */
+	public static java.util.Set<String> routePatterns(RouterFunction<?> function) {
+		return FunctionalRoutePaths.of(function);
 	}
 
 }

@@ -1,26 +1,27 @@
-package dev.ratelimit.web.servlet.internal;
+package dev.ratelimit.web.reactive;
 
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+
+import reactor.core.publisher.Mono;
 
 import dev.ratelimit.rules.flow.RoutePatterns;
 
 import org.springframework.core.io.Resource;
 import org.springframework.http.HttpMethod;
-import org.springframework.web.servlet.function.HandlerFunction;
-import org.springframework.web.servlet.function.RequestPredicate;
-import org.springframework.web.servlet.function.RequestPredicates;
-import org.springframework.web.servlet.function.RouterFunction;
-import org.springframework.web.servlet.function.RouterFunctions;
-import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.reactive.function.server.HandlerFunction;
+import org.springframework.web.reactive.function.server.RequestPredicate;
+import org.springframework.web.reactive.function.server.RequestPredicates;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerRequest;
 
 /**
  * The path patterns of functional routes, read with the visitors of router functions and request predicates, for the
  * startup warning of a rule no handler maps.
  */
-public final class FunctionalRoutePaths implements RouterFunctions.Visitor, RequestPredicates.Visitor {
+final class FunctionalRoutePaths implements RouterFunctions.Visitor, RequestPredicates.Visitor {
 
 	private final RoutePatterns routes = new RoutePatterns();
 
@@ -32,7 +33,7 @@ public final class FunctionalRoutePaths implements RouterFunctions.Visitor, Requ
 	 * @param function the router function
 	 * @return its patterns, nests' prefixes included
 	 */
-	public static Set<String> of(RouterFunction<?> function) {
+	static Set<String> of(RouterFunction<?> function) {
 		FunctionalRoutePaths reader = new FunctionalRoutePaths();
 		function.accept(reader);
 		return reader.routes.patterns();
@@ -58,7 +59,7 @@ public final class FunctionalRoutePaths implements RouterFunctions.Visitor, Requ
 	}
 
 	@Override
-	public void resources(Function<ServerRequest, Optional<Resource>> lookupFunction) {
+	public void resources(Function<ServerRequest, Mono<Resource>> lookupFunction) {
 		// static resources: the warning says they may serve a rule's paths
 	}
 
@@ -90,7 +91,7 @@ public final class FunctionalRoutePaths implements RouterFunctions.Visitor, Requ
 	}
 
 	@Override
-	public void param(String name, String value) {
+	public void queryParam(String name, String value) {
 	}
 
 	@Override
