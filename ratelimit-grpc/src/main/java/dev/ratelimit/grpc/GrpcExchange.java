@@ -13,7 +13,6 @@ import java.util.concurrent.CompletionStage;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
-import io.grpc.Status;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -223,27 +222,6 @@ final class GrpcExchange extends DetachedExchange {
 				target.put(key, String.join(", ", values));
 			});
 		}
-	}
-
-	/**
-	 * Returns the HTTP status a call's gRPC status stands for, as gRPC's HTTP mapping gives it, for the rules that
-	 * count responses by status ({@code count-statuses}).
-	 */
-	static int httpStatus(Status.Code code) {
-		return switch (code) {
-			case OK -> 200;
-			case INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE -> 400;
-			case UNAUTHENTICATED -> 401;
-			case PERMISSION_DENIED -> 403;
-			case NOT_FOUND -> 404;
-			case ALREADY_EXISTS, ABORTED -> 409;
-			case RESOURCE_EXHAUSTED -> 429;
-			case CANCELLED -> 499;
-			case UNIMPLEMENTED -> 501;
-			case UNAVAILABLE -> 503;
-			case DEADLINE_EXCEEDED -> 504;
-			default -> 500;
-		};
 	}
 
 }

@@ -20,11 +20,11 @@ import io.grpc.StatusException;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.RateLimitExchange;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.ResponseCost;
 import dev.ratelimit.rules.flow.AfterResponse;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
@@ -207,7 +207,7 @@ public final class GrpcRateLimitSupport implements AutoCloseable {
 		catch (RuntimeException | Error ex) {
 			// a later interceptor threw instead of closing the call: grpc-java closes the stream, and neither close nor
 			// onCancel comes; what the rules took is given back now
-			this.flow.release(exchange.takeAfterResponse());
+			this.flow.end(exchange.takeAfterResponse(), CallEnd.abandoned(), false);
 			throw ex;
 		}
 		return chargingMessages(limited, new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
@@ -217,7 +217,7 @@ public final class GrpcRateLimitSupport implements AutoCloseable {
 				// a call the client cancelled keeps its charges, as an abandoned HTTP request does, and gives its slots back
 				AfterResponse after = exchange.takeAfterResponse();
 				if (!after.isEmpty()) {
-					GrpcRateLimitSupport.this.flow.release(after);
+					GrpcRateLimitSupport.this.flow.end(after, CallEnd.abandoned(), false);
 				}
 				super.onCancel();
 			}
@@ -230,7 +230,7 @@ public final class GrpcRateLimitSupport implements AutoCloseable {
 		AfterResponse after = exchange.takeAfterResponse();
 		if (!after.isEmpty()) {
 			// its handler never runs: what the first turn reserved is given back
-			this.flow.settleAsync(after, 429, ResponseCost.Actual.NOTHING);
+			this.flow.end(after, CallEnd.refusedLater(429, null), false);
 		}
 		// the flow answered a refusal before it returned false
 		StatusException end = GrpcRefusals.of(Objects.requireNonNull(exchange.rejection()), exchange);
@@ -287,10 +287,10 @@ public final class GrpcRateLimitSupport implements AutoCloseable {
 			if (!after.isEmpty()) {
 				// a call the client cancelled keeps its charges, as an abandoned HTTP request does
 				if (isCancelled()) {
-					GrpcRateLimitSupport.this.flow.release(after);
+					GrpcRateLimitSupport.this.flow.end(after, CallEnd.abandoned(), false);
 				}
 				else {
-					GrpcRateLimitSupport.this.flow.settleAsync(after, GrpcExchange.httpStatus(status.getCode()));
+					GrpcRateLimitSupport.this.flow.end(after, CallEnd.grpc(status.getCode().value()), false);
 				}
 			}
 			super.close(status, trailers);

@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimiterUnavailableException;
+import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.AppliedLimit;
 import dev.ratelimit.rules.flow.RateLimitExchange;
 import dev.ratelimit.rules.flow.RateLimitFlow;
@@ -292,8 +293,10 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 		}
 
 		private void settle(AfterResponse after, @Nullable Object result, boolean succeeded) {
+			// a method has no status: its rules count none (count-statuses is refused on them)
 			MethodRateLimitInterceptor.this.flow.get()
-				.settleAsync(after, 200, succeeded ? this.limited.actualCosts(this.context, result) : ResponseCost.Actual.NONE);
+				.end(after, CallEnd.completed(200,
+						succeeded ? this.limited.actualCosts(this.context, result) : ResponseCost.Actual.NONE), false);
 		}
 
 		/** The call as the flow reads it, in the web request bound to the calling thread, if any. */
@@ -308,7 +311,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 					(request != null) ? MethodRateLimitInterceptor.this.flow.get().inherited(request) : Map.of(), mayBlock,
 					MethodRateLimitInterceptor.this.executor.get());
 			// a decision that completes after the call was cancelled gives its slots back at once
-			exchange.settleLate((after) -> MethodRateLimitInterceptor.this.flow.get().release(after));
+			exchange.settleLate((after) -> MethodRateLimitInterceptor.this.flow.get().end(after, CallEnd.abandoned(), false));
 			return exchange;
 		}
 

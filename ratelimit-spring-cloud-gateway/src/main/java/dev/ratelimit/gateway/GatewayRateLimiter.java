@@ -12,6 +12,7 @@ import reactor.core.publisher.Mono;
 
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.flow.PendingSettlement;
 import dev.ratelimit.rules.flow.RateLimitFlow;
@@ -172,7 +173,7 @@ public class GatewayRateLimiter implements RateLimiter<GatewayRateLimiter.Config
 					if (held == null || !held.add(after)) {
 						// no settlement filter around the route (the application replaced it), or the exchange ended
 						// while Redis was deciding: given back at once
-						this.flow.release(after);
+						this.flow.end(after, CallEnd.abandoned(), false);
 					}
 				}
 				return new Response(allowed, exchange.headers());

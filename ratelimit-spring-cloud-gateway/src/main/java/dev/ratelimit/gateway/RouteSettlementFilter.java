@@ -4,6 +4,7 @@ package dev.ratelimit.gateway;
 import reactor.core.publisher.Mono;
 
 import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.PendingSettlement;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 
@@ -45,12 +46,12 @@ public final class RouteSettlementFilter implements GlobalFilter, Ordered {
 				return Mono.empty();
 			}
 			int status = (response.getStatusCode() != null) ? response.getStatusCode().value() : 200;
-			return Mono.fromFuture(() -> this.flow.settleAnswered(charges, status, response.getHeaders()));
+			return Mono.fromFuture(() -> this.flow.end(charges, CallEnd.answered(status, response.getHeaders()), false));
 		});
 		return chain.filter(exchange).contextWrite((context) -> context.put(PendingSettlement.class, held)).doFinally((signal) -> {
 			AfterResponse after = held.close();
 			if (!after.isEmpty()) {
-				this.flow.release(after);
+				this.flow.end(after, CallEnd.abandoned(), false);
 			}
 		});
 	}

@@ -1,7 +1,7 @@
 package dev.ratelimit.rules.flow;
 
 /**
- * What a call that was let through settles once it is complete, with {@link RateLimitFlow#settle}: the charges of
+ * What a call that was let through settles once it is complete, with {@link RateLimitFlow#end}: the charges of
  * rules that count responses by status ({@code count-statuses}) or read the actual cost ({@code cost-from}), and the
  * slots of rules that limit calls in flight ({@code concurrency}), given back whatever the outcome. The engine makes
  * and reads it; an entry point holds it, splits it by when it settles each part, and hands it back.

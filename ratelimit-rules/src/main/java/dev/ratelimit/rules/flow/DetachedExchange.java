@@ -36,8 +36,8 @@ public abstract class DetachedExchange implements RateLimitExchange {
 	}
 
 	/**
-	 * Keeps what the call settles once it is complete, for its entry point: with {@link dev.ratelimit.rules.flow.RateLimitFlow#settle}
-	 * when it ends, {@link dev.ratelimit.rules.flow.RateLimitFlow#release} when it is cancelled.
+	 * Keeps what the call settles once it is complete, for its entry point: with {@link dev.ratelimit.rules.flow.RateLimitFlow#end}
+	 * when it ends or is cancelled.
 	 */
 	@Override
 	public void settleAfter(AfterResponse more) {

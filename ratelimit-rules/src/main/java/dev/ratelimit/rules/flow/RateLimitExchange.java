@@ -165,8 +165,8 @@ public interface RateLimitExchange {
 	/**
 	 * Keeps what a request that was let through settles once its response is complete: charges to settle by its
 	 * final status ({@code count-statuses} rules) and slots of requests in flight to give back ({@code concurrency}
-	 * rules), with {@link RateLimitFlow#settle} or {@link RateLimitFlow#settleAsync}, or {@link RateLimitFlow#release}
-	 * when the client went away. Called once per stage that let the request through with something to settle.
+	 * rules), with {@link RateLimitFlow#end}, however the request ended (completed, refused later, or abandoned
+	 * when the client went away). Called once per stage that let the request through with something to settle.
 	 * @param after what to settle
 	 */
 	void settleAfter(AfterResponse after);

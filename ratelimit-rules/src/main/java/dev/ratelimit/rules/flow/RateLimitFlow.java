@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.RateLimitExceededException;
 
-import org.springframework.http.HttpHeaders;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.ResponseCost;
 
@@ -119,65 +118,18 @@ public interface RateLimitFlow {
 	CompletableFuture<Void> refuse(RateLimitExchange exchange, RateLimitExceededException refused);
 
 	/**
-	 * Settles what a request took once its response is complete: its slots of requests in flight are given back; of
-	 * the charges it took under rules that count responses by status ({@code count-statuses}), those whose rule
-	 * counts the final status are kept, the others given back; the reservations of rules that read the actual cost
-	 * ({@code cost-from}) are adjusted to the actual costs the response tells: the difference charged, or the excess
-	 * given back. Failures are logged, never thrown.
-	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
-	 * @param status the final status of the response
-	 * @param costs the actual costs the response tells
-	 */
-	void settle(AfterResponse after, int status, ResponseCost.Actual costs);
-
-	/**
-	 * Settles as {@link #settle(AfterResponse, int, ResponseCost.Actual)} does, the reservations of {@code cost-from}
-	 * rules standing, without holding the caller's thread while Redis answers.
-	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
-	 * @param status the final status of the response
+	 * Settles what a call took once it has ended, as its entry point tells: its slots of calls in flight are given
+	 * back whatever the end; of the charges it took under rules that count responses by status ({@code count-statuses}),
+	 * those whose rule counts its outcome are kept, the others given back; the reservations of rules that read the
+	 * actual cost ({@code cost-from}) are adjusted to the actual costs it tells; a call abandoned before its outcome keeps
+	 * its charges; what a call refused later reserved is given back. An entry point that settles in stages (the charges
+	 * before the status is committed, the slots when the call completes) ends each part it holds
+	 * ({@link AfterResponse#chargesOnly}, {@link AfterResponse#slotsOnly}). Failures are logged, never thrown.
+	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}, or a part of it
+	 * @param how how the call ended
+	 * @param mayBlock whether the caller's thread may wait for Redis: then the future is complete when this returns
 	 * @return completes when everything is settled; never exceptionally
 	 */
-	CompletableFuture<Void> settleAsync(AfterResponse after, int status);
-
-	/**
-	 * Settles as {@link #settle(AfterResponse, int, ResponseCost.Actual)} does, without holding the caller's thread
-	 * while Redis answers.
-	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
-	 * @param status the final status of the response
-	 * @param costs the actual costs the response tells
-	 * @return completes when everything is settled; never exceptionally
-	 */
-	CompletableFuture<Void> settleAsync(AfterResponse after, int status, ResponseCost.Actual costs);
-
-	/**
-	 * Settles the charges of a request whose answer is about to be committed, for reactive entry points: the actual
-	 * costs of {@code cost-from} rules are read from the answer's headers, which keep a rule's header only if it exposes
-	 * it ({@code cost-from-expose}); then {@link #settleAsync(AfterResponse, int, ResponseCost.Actual)}.
-	 * @param after what the request settles: its charges
-	 * @param status the answer's status
-	 * @param headers the answer's headers, still writable
-	 * @return completes when everything is settled; never exceptionally
-	 */
-	CompletableFuture<Void> settleAnswered(AfterResponse after, int status, HttpHeaders headers);
-
-	/**
-	 * Settles as {@link #settleAnswered(AfterResponse, int, HttpHeaders)} does, for an exchange this flow may have
-	 * refused in a later stage: its handler never ran, and what it reserved is given back.
-	 * @param after what the request settles: its charges
-	 * @param status the answer's status
-	 * @param headers the answer's headers, still writable
-	 * @param refused whether the exchange carries {@link #REFUSED}
-	 * @return completes when everything is settled; never exceptionally
-	 */
-	CompletableFuture<Void> settleAnswered(AfterResponse after, int status, HttpHeaders headers, boolean refused);
-
-	/**
-	 * Gives back the slots of requests in flight a request or call took, and keeps its charges: for a request whose
-	 * client went away before its response was complete (it has no status to count), and for entry points that
-	 * settle no charges by status (bean methods, routes). Failures are logged, never thrown.
-	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}
-	 * @return completes when the slots are given back; never exceptionally
-	 */
-	CompletableFuture<Void> release(AfterResponse after);
+	CompletableFuture<Void> end(AfterResponse after, CallEnd how, boolean mayBlock);
 
 }

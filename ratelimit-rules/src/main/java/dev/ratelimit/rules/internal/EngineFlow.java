@@ -12,6 +12,7 @@ import org.springframework.util.Assert;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.ResponseCost;
 import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.AppliedLimit;
 import dev.ratelimit.rules.flow.RateLimitContext;
 import dev.ratelimit.rules.flow.RateLimitExchange;
@@ -184,27 +185,27 @@ final class EngineFlow implements RateLimitFlow {
 	}
 
 	@Override
-	public void settle(AfterResponse after, int status, ResponseCost.Actual costs) {
-		settle(after, status, costs, false).join();
+	public CompletableFuture<Void> end(AfterResponse after, CallEnd how, boolean mayBlock) {
+		boolean async = !mayBlock;
+		if (how instanceof CallEnd.Completed completed) {
+			return settle(after, completed.status(), completed.costs(), async);
+		}
+		if (how instanceof CallEnd.GrpcClosed closed) {
+			return settle(after, closed.httpStatus(), ResponseCost.Actual.NONE, async);
+		}
+		if (how instanceof CallEnd.Answered answered) {
+			ResponseCost.Actual costs = answeredCosts(after, answered.headers());
+			return settle(after, answered.status(), answered.refused() ? ResponseCost.Actual.NOTHING : costs, async);
+		}
+		List<dev.ratelimit.RateLimitSlot> slots = Settlement.of(after).slots();
+		return slots.isEmpty() ? CompletableFuture.completedFuture(null) : this.enforcer.release(slots, async);
 	}
 
-	@Override
-	public CompletableFuture<Void> settleAsync(AfterResponse after, int status) {
-		return settle(after, status, ResponseCost.Actual.NONE, true);
-	}
-
-	@Override
-	public CompletableFuture<Void> settleAsync(AfterResponse after, int status, ResponseCost.Actual costs) {
-		return settle(after, status, costs, true);
-	}
-
-	@Override
-	public CompletableFuture<Void> settleAnswered(AfterResponse after, int status, HttpHeaders headers) {
-		return settleAnswered(after, status, headers, false);
-	}
-
-	@Override
-	public CompletableFuture<Void> settleAnswered(AfterResponse after, int status, HttpHeaders headers, boolean refused) {
+	/**
+	 * Reads the actual costs of {@code cost-from} rules from an answer's headers, removing a rule's header unless it
+	 * exposes it.
+	 */
+	private static ResponseCost.Actual answeredCosts(AfterResponse after, HttpHeaders headers) {
 		java.util.Map<String, String> costs = new java.util.HashMap<>(2);
 		for (StatusCharge charge : Settlement.of(after).charges()) {
 			if (charge.rule().costFrom() instanceof ResponseCost.Header header) {
@@ -217,18 +218,8 @@ final class EngineFlow implements RateLimitFlow {
 				}
 			}
 		}
-		if (refused) {
-			return settleAsync(after, status, ResponseCost.Actual.NOTHING);
-		}
-		return settleAsync(after, status,
-				costs.isEmpty() ? ResponseCost.Actual.NONE
-						: ResponseCost.fromHeaders((name) -> costs.get(name.toLowerCase(java.util.Locale.ROOT))));
-	}
-
-	@Override
-	public CompletableFuture<Void> release(AfterResponse after) {
-		List<dev.ratelimit.RateLimitSlot> slots = Settlement.of(after).slots();
-		return slots.isEmpty() ? CompletableFuture.completedFuture(null) : this.enforcer.release(slots, true);
+		return costs.isEmpty() ? ResponseCost.Actual.NONE
+				: ResponseCost.fromHeaders((name) -> costs.get(name.toLowerCase(java.util.Locale.ROOT)));
 	}
 
 	private CompletableFuture<Void> settle(AfterResponse after, int status, ResponseCost.Actual costs, boolean async) {

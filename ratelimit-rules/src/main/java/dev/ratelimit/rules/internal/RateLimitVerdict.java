@@ -21,7 +21,7 @@ import dev.ratelimit.rules.RateLimitRule;
  * @param missingKey the rule whose key the request lacks, refusing it with 400 ({@code missing-key=reject}),
  * or {@code null}
  * @param counted the charges taken under rules that count responses by status, to settle with
- * {@link RateLimitFlow#settle} once the final status is known; empty when the request is refused (they
+ * {@link RateLimitFlow#end} once the final status is known; empty when the request is refused (they
  * were given back)
  * @param slots the slots of requests in flight held for it ({@code concurrency} rules), given back after the response;
  * empty when the request is refused (they were given back)

@@ -18,6 +18,7 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitExchange;
 import dev.ratelimit.rules.flow.RateLimitFlow;
@@ -148,7 +149,7 @@ public final class ReactiveRateLimitSupport {
 			if (held instanceof PendingSettlement pending && pending != PendingSettlement.ENDED) {
 				AfterResponse slots = pending.close();
 				if (!slots.isEmpty()) {
-					this.flow.release(slots);
+					this.flow.end(slots, CallEnd.abandoned(), false);
 				}
 			}
 		});
@@ -338,16 +339,20 @@ public final class ReactiveRateLimitSupport {
 				AfterResponse charges = after.chargesOnly();
 				// the actual costs the handler set (cost-from), kept from the client unless exposed
 				ServerWebExchange served = this.exchange;
-				response.beforeCommit(() -> Mono.fromFuture(() -> ReactiveRateLimitSupport.this.flow.settleAnswered(charges,
-						(response.getStatusCode() != null) ? response.getStatusCode().value() : 200, response.getHeaders(),
-						served.getAttribute(RateLimitFlow.REFUSED) != null)));
+				response.beforeCommit(() -> Mono.fromFuture(() -> {
+					int status = (response.getStatusCode() != null) ? response.getStatusCode().value() : 200;
+					CallEnd how = (served.getAttribute(RateLimitFlow.REFUSED) != null)
+							? CallEnd.refusedLater(status, response.getHeaders())
+							: CallEnd.answered(status, response.getHeaders());
+					return ReactiveRateLimitSupport.this.flow.end(charges, how, false);
+				}));
 			}
 			if (after.hasSlots()) {
 				// given back when the exchange completes (settling, below), its body written or not; at once when it
 				// ended already (the client went away while Redis was deciding)
 				AfterResponse slots = after.slotsOnly();
 				if (!pending(this.exchange).add(slots)) {
-					ReactiveRateLimitSupport.this.flow.release(slots);
+					ReactiveRateLimitSupport.this.flow.end(slots, CallEnd.abandoned(), false);
 				}
 			}
 		}

@@ -25,6 +25,7 @@ import jakarta.servlet.http.MappingMatch;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitExchange;
 import dev.ratelimit.rules.flow.RateLimitFlow;
@@ -316,7 +317,7 @@ public final class ServletRateLimitSupport {
 		if (request.getAttribute(AFTER_RESPONSE) instanceof RequestSettlement settlement) {
 			AfterResponse charges = settlement.takeStatusCharges();
 			if (!charges.isEmpty()) {
-				this.flow.settle(charges, status, ResponseCost.Actual.NONE);
+				this.flow.end(charges, CallEnd.completed(status, ResponseCost.Actual.NONE), true);
 			}
 		}
 	}
@@ -353,10 +354,11 @@ public final class ServletRateLimitSupport {
 			request.removeAttribute(AFTER_RESPONSE);
 			AfterResponse after = settlement.takeAll();
 			if (DisconnectedClientHelper.isClientDisconnectedException(failure)) {
-				this.flow.release(after);
+				this.flow.end(after, CallEnd.abandoned(), false);
 			}
 			else if (!after.isEmpty()) {
-				this.flow.settle(after, response.isCommitted() ? response.getStatus() : 500, costs(request, response));
+				this.flow.end(after,
+						CallEnd.completed(response.isCommitted() ? response.getStatus() : 500, costs(request, response)), true);
 			}
 			return;
 		}
@@ -368,7 +370,7 @@ public final class ServletRateLimitSupport {
 		AfterResponse after = settlement.takeAll();
 		if (!after.isEmpty()) {
 			// the response is not complete yet: the container commits what is left of it once the filter returns
-			this.flow.settle(after, response.getStatus(), costs(request, response));
+			this.flow.end(after, CallEnd.completed(response.getStatus(), costs(request, response)), true);
 		}
 	}
 
@@ -410,12 +412,12 @@ public final class ServletRateLimitSupport {
 			Object error = event.getSuppliedRequest().getAttribute(RequestDispatcher.ERROR_EXCEPTION);
 			if (this.disconnected
 					|| (error instanceof Throwable thrown && DisconnectedClientHelper.isClientDisconnectedException(thrown))) {
-				ServletRateLimitSupport.this.flow.release(after);
+				ServletRateLimitSupport.this.flow.end(after, CallEnd.abandoned(), false);
 				return;
 			}
 			HttpServletResponse response = (HttpServletResponse) event.getSuppliedResponse();
-			ServletRateLimitSupport.this.flow.settle(after, response.getStatus(),
-					costs(event.getSuppliedRequest(), response));
+			ServletRateLimitSupport.this.flow.end(after, CallEnd.completed(response.getStatus(),
+					costs(event.getSuppliedRequest(), response)), true);
 		}
 
 		@Override
