@@ -143,7 +143,8 @@ public final class CallPathFigure {
 			.append(boundaries.size())
 			.append(" distinct) for one allowed call\n");
 		byModule.forEach((module, packages) -> {
-			text.append("  ").append(module).append('\n');
+			int count = packages.values().stream().mapToInt(Set::size).sum();
+			text.append("  ").append(module).append(" (").append(count).append(")\n");
 			packages.forEach((pkg, files) -> text.append("    ")
 				.append(pkg)
 				.append(" (")
