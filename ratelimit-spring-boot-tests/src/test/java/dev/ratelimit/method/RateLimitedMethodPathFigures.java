@@ -35,7 +35,7 @@ class RateLimitedMethodPathFigures {
 			Greeter greeter = context.getBean(Greeter.class);
 			CallPathFigure figure = CallPathFigure.measure("@RateLimited bean method",
 					() -> assertThat(greeter.greet("ann")).isEqualTo("hello ann"));
-			assertThat(figure.files()).contains("dev.ratelimit.method.internal.MethodRateLimitInterceptor",
+			assertThat(figure.files()).contains("dev.ratelimit.method.MethodRateLimitInterceptor",
 					"dev.ratelimit.rules.internal.EngineFlow", "dev.ratelimit.redis.RedisRateLimiter");
 		}
 	}
