@@ -189,7 +189,10 @@ class RateLimitGrpcTests {
 			assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
 			assertThat(refused.details().getMessage())
 				.startsWith("Too many requests in flight: 'exports' allows 1 at a time");
-			assertThat(app.call(TestGreeter.UPLOAD, "a,b", Map.of("x-tenant", "other")).code()).isEqualTo(Status.Code.OK);
+			// another tenant's budget: in Tomcat the refused upload may cost the channel's connection (GOAWAY
+			// ENHANCE_YOUR_CALM, which grpc-java reports as RESOURCE_EXHAUSTED, docs/grpc.md) before it reconnects
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> app.call(TestGreeter.UPLOAD, "a,b", Map.of("x-tenant", "other")).code() == Status.Code.OK);
 			// a call the client cancels gives its slot back
 			first.call().cancel("the test goes away", null);
 			assertThat(first.closed().get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
