@@ -231,7 +231,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 		}
 
 		private static Throwable cause(Throwable failure) {
-			return (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
+			return (failure instanceof CompletionException && failure.getCause() != null)
 					? failure.getCause() : failure;
 		}
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Supplier;
@@ -56,7 +57,7 @@ public record RateLimitStack(String name, @Nullable Class<?> keyResolverType, @N
 	 * @return the paths
 	 */
 	public static List<String> otherMappedPaths(Iterable<RateLimitStack> stacks) {
-		List<String> paths = new java.util.ArrayList<>();
+		List<String> paths = new ArrayList<>();
 		stacks.forEach((stack) -> paths.addAll(stack.mappedPaths().get()));
 		return paths;
 	}
