@@ -19,6 +19,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.rules.flow.AppliedLimit;
 import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.RateLimitRule;
 
@@ -68,7 +69,7 @@ final class PartnerBudget {
 		this.limiter = limiter;
 		this.metrics = metrics;
 		this.clock = clock;
-		this.budgetId = rule.budgetId(name, ClientExchange.NO_CLIENT);
+		this.budgetId = rule.budgetId(name, RateLimitCall.NO_CLIENT);
 	}
 
 	/**
@@ -104,16 +105,15 @@ final class PartnerBudget {
 	/**
 	 * Takes a permit for a call, waiting for one up to {@code max-wait} (the thread sleeps for the wait Redis tells,
 	 * no polling).
-	 * @param method the call's method
 	 * @param url the call's URL, normalised
 	 * @throws RateLimitExceededException when no permit comes within {@code max-wait}
 	 * @throws RateLimiterUnavailableException when no decision can be reached under {@code fail-closed}
 	 */
-	void take(String method, PartnerUrl url) {
+	void take(PartnerUrl url) {
 		long deadline = System.nanoTime() + this.maxWaitNanos;
 		boolean waited = false;
 		while (true) {
-			ClientExchange exchange = new ClientExchange(this.name, method, url, true);
+			ClientExchange exchange = new ClientExchange(this.name, url, true);
 			if (this.flow.apply(exchange, this.rules).join()) {
 				return;
 			}
@@ -136,16 +136,15 @@ final class PartnerBudget {
 	/**
 	 * Takes a permit for a call as {@link #take} does, without holding a thread while Redis answers or while it
 	 * waits.
-	 * @param method the call's method
 	 * @param url the call's URL, normalised
 	 * @return completes when the permit is taken; fails as {@link #take} throws
 	 */
-	Mono<Void> takeAsync(String method, PartnerUrl url) {
-		return Mono.defer(() -> attempt(method, url, System.nanoTime() + this.maxWaitNanos, false));
+	Mono<Void> takeAsync(PartnerUrl url) {
+		return Mono.defer(() -> attempt(url, System.nanoTime() + this.maxWaitNanos, false));
 	}
 
-	private Mono<Void> attempt(String method, PartnerUrl url, long deadline, boolean waited) {
-		ClientExchange exchange = new ClientExchange(this.name, method, url, false);
+	private Mono<Void> attempt(PartnerUrl url, long deadline, boolean waited) {
+		ClientExchange exchange = new ClientExchange(this.name, url, false);
 		// the decision may complete on Redis's I/O thread, which every other decision waits on: go on elsewhere
 		return Mono.fromFuture(() -> this.flow.apply(exchange, this.rules), true)
 			.publishOn(Schedulers.parallel())
@@ -158,7 +157,7 @@ final class PartnerBudget {
 				if (wait == null) {
 					return Mono.error(refusal(rejection, exchange));
 				}
-				return Mono.delay(wait).then(Mono.defer(() -> attempt(method, url, deadline, true)));
+				return Mono.delay(wait).then(Mono.defer(() -> attempt(url, deadline, true)));
 			});
 	}
 

@@ -39,7 +39,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 		if (budget == null) {
 			return execution.execute(request, body);
 		}
-		budget.take(request.getMethod().name(), url);
+		budget.take(url);
 		ClientHttpResponse response = execution.execute(request, body);
 		budget.learn(response.getStatusCode().value(), response.getHeaders());
 		return response;

@@ -36,7 +36,7 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 		if (budget == null) {
 			return next.exchange(request);
 		}
-		return budget.takeAsync(request.method().name(), url)
+		return budget.takeAsync(url)
 			.then(Mono.defer(() -> next.exchange(request)))
 			.flatMap((response) -> budget.learnAsync(response.statusCode().value(), response.headers().asHttpHeaders())
 				.thenReturn(response)

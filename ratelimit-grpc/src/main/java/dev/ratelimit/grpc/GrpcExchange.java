@@ -21,7 +21,8 @@ import org.springframework.util.ClassUtils;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RuleKey;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
-import dev.ratelimit.rules.flow.DetachedExchange;
+import dev.ratelimit.rules.flow.DetachedCall;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 
 /**
  * One gRPC call as the {@link dev.ratelimit.rules.flow.RateLimitFlow} reads it: its path is the full method name as gRPC
@@ -31,7 +32,7 @@ import dev.ratelimit.rules.flow.DetachedExchange;
  * one of its messages ({@link #forMessage}) without blocking. What the flow
  * writes (headers, a refusal, charges to settle) is kept for the interceptors to send.
  */
-final class GrpcExchange extends DetachedExchange {
+final class GrpcExchange extends DetachedCall implements RateLimitRequest {
 
 	private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
 			"org.springframework.security.core.context.SecurityContextHolder", GrpcExchange.class.getClassLoader());

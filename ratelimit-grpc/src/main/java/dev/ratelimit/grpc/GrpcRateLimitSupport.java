@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.rules.flow.CallEnd;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.RateLimitRule;
@@ -130,7 +130,7 @@ public final class GrpcRateLimitSupport implements AutoCloseable {
 	 * a service calls: read only, never answered through.
 	 * @return the call, or {@code null} outside one (or when no rule reads it)
 	 */
-	public @Nullable RateLimitExchange currentRequest() {
+	public @Nullable RateLimitRequest currentRequest() {
 		return EXCHANGE.get();
 	}
 

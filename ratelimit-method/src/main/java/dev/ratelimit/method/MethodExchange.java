@@ -12,30 +12,20 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.rules.PlanSource;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RuleKey;
-import dev.ratelimit.rules.flow.DetachedExchange;
+import dev.ratelimit.rules.flow.DetachedCall;
 
 import org.springframework.expression.EvaluationContext;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.server.PathContainer;
 
 /**
  * One call of a {@link dev.ratelimit.RateLimited} bean method as the {@link dev.ratelimit.rules.flow.RateLimitFlow} reads
  * it: SpEL keys from the call's arguments, the other keys from the web request the call is made in (none outside
  * one), and a refusal kept for the interceptor to throw instead of written as a response.
  */
-final class MethodExchange extends DetachedExchange {
-
-	/**
-	 * The client address of a call made outside a web request: every such call of a rule keyed by {@code ip}
-	 * shares one budget.
-	 */
-	static final String NO_CLIENT = "none";
-
-	private static final PathContainer NO_PATH = PathContainer.parsePath("/");
+final class MethodExchange extends DetachedCall {
 
 	private final LimitedMethod method;
 
@@ -54,7 +44,7 @@ final class MethodExchange extends DetachedExchange {
 	 * has ended, and a servlet container recycles a request that has ended.
 	 * @param inherited the attributes of the request that its calls carry ({@link RateLimitFlow#inherited})
 	 */
-	MethodExchange(LimitedMethod method, Supplier<EvaluationContext> context, @Nullable RateLimitExchange request,
+	MethodExchange(LimitedMethod method, Supplier<EvaluationContext> context, @Nullable RateLimitCall request,
 			Map<String, Object> inherited, boolean mayBlock, Executor executor) {
 		this.method = method;
 		this.context = context;
@@ -65,29 +55,17 @@ final class MethodExchange extends DetachedExchange {
 	}
 
 	@Override
-	public String method() {
-		return "CALL";
-	}
-
-	@Override
-	public PathContainer path() {
-		// never matched: a method's rules come with the call
-		return NO_PATH;
-	}
-
-	@Override
-	public String target() {
-		return this.method.description();
-	}
-
-	@Override
 	public String describe() {
 		return "call of " + this.method.description();
 	}
 
+	/**
+	 * Returns the client address of the web request the call is made in; {@code null} outside one: every such call of
+	 * a rule keyed by {@code ip} shares one budget ({@link dev.ratelimit.rules.flow.RateLimitCall#NO_CLIENT}).
+	 */
 	@Override
-	public String clientAddress() {
-		return (this.request != null) ? this.request.clientAddress() : NO_CLIENT;
+	public @Nullable String clientAddress() {
+		return (this.request != null) ? this.request.clientAddress() : null;
 	}
 
 	@Override
@@ -137,11 +115,6 @@ final class MethodExchange extends DetachedExchange {
 		return decision.thenApplyAsync((value) -> value, this.executor);
 	}
 
-	@Override
-	public void writeHeaders(HttpHeaders headers) {
-		// a call has no response of its own; a refusal carries its limits in the exception
-	}
-
 	/**
 	 * What a call reads of the web request it is made in, all read when the call is made: its client address and peer,
 	 * the headers its rules read (keys, plans), and the keys that are neither (a parameter, the principal, a key
@@ -153,10 +126,10 @@ final class MethodExchange extends DetachedExchange {
 	 * @param headers the headers the rules read, by lower-case name
 	 * @param keys the other keys, by rule name
 	 */
-	record RequestReads(RateLimitExchange live, String clientAddress, String remoteAddress,
+	record RequestReads(RateLimitCall live, @Nullable String clientAddress, String remoteAddress,
 			Map<String, String> headers, Map<String, CompletionStage<@Nullable String>> keys) {
 
-		static RequestReads of(RateLimitExchange request, List<RateLimitRule> rules) {
+		static RequestReads of(RateLimitCall request, List<RateLimitRule> rules) {
 			Map<String, String> headers = new HashMap<>(4);
 			Map<String, CompletionStage<@Nullable String>> keys = new HashMap<>(4);
 			for (RateLimitRule rule : rules) {
@@ -181,7 +154,7 @@ final class MethodExchange extends DetachedExchange {
 			return new RequestReads(request, request.clientAddress(), request.remoteAddress(), headers, keys);
 		}
 
-		private static void read(RateLimitExchange request, String name, Map<String, String> headers) {
+		private static void read(RateLimitCall request, String name, Map<String, String> headers) {
 			String value = request.header(name);
 			if (value != null) {
 				headers.put(name.toLowerCase(Locale.ROOT), value);

@@ -23,7 +23,7 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.AppliedLimit;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.RateLimitRule;
@@ -306,7 +306,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 		}
 
 		/** The call as the flow reads it, in a given web request. */
-		MethodExchange exchange(boolean mayBlock, @Nullable RateLimitExchange request) {
+		MethodExchange exchange(boolean mayBlock, @Nullable RateLimitRequest request) {
 			MethodExchange exchange = new MethodExchange(this.limited, this.context, request,
 					(request != null) ? MethodRateLimitInterceptor.this.flow.get().inherited(request) : Map.of(), mayBlock,
 					MethodRateLimitInterceptor.this.executor.get());

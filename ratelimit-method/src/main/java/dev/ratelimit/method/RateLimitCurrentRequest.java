@@ -2,7 +2,7 @@ package dev.ratelimit.method;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 
 /**
  * Finds the web request a bean method is called in, so that the method's limits keyed by {@code ip},
@@ -18,6 +18,6 @@ public interface RateLimitCurrentRequest {
 	 * Returns the request the calling thread serves, for reading its client address and keys only.
 	 * @return the request, or {@code null} when the call is made outside one
 	 */
-	@Nullable RateLimitExchange current();
+	@Nullable RateLimitRequest current();
 
 }

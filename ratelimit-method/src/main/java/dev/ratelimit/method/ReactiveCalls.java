@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.util.context.ContextView;
 
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 
 /**
  * Limited methods that return a {@code Mono} or a {@code Flux}: each subscription is one call, decided when it
@@ -59,7 +59,7 @@ final class ReactiveCalls {
 	 */
 	private static MethodExchange exchange(MethodRateLimitInterceptor.Call call, ContextView context) {
 		ReactiveRateLimitCurrentRequest reactive = call.reactiveRequest();
-		RateLimitExchange request = (reactive != null) ? reactive.current(context) : null;
+		RateLimitRequest request = (reactive != null) ? reactive.current(context) : null;
 		return (request != null) ? call.exchange(false, request) : call.exchange(false);
 	}
 

@@ -3,7 +3,7 @@ package dev.ratelimit.method;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 
 /**
  * Finds the web request a {@link dev.ratelimit.RateLimited} bean method returning a {@code Mono} or {@code Flux}
@@ -21,6 +21,6 @@ public interface ReactiveRateLimitCurrentRequest {
 	 * @param context the subscription's Reactor context
 	 * @return the request, or {@code null} when the context holds none
 	 */
-	@Nullable RateLimitExchange current(ContextView context);
+	@Nullable RateLimitRequest current(ContextView context);
 
 }

@@ -79,7 +79,8 @@ class RateLimitGrpcConnectionTests {
 			while (calls < AT_MOST && !allowed.closed().isDone()) {
 				Status ended = (endedBy == EndedBy.THE_SERVICE) ? endedEarly(app, Map.of("x-tenant", "acme"), "reject")
 						: endedEarly(app, Map.of(), "part");
-				assertThat(ended.getCode()).as("call %d: %s", calls, ended)
+				assertThat(endedOnTheConnection(ended) ? Status.Code.UNAVAILABLE : ended.getCode())
+					.as("call %d: %s", calls, ended)
 					.isIn(endedBy.code,
 							// the calls on the connection Tomcat ends
 							Status.Code.UNAVAILABLE, Status.Code.RESOURCE_EXHAUSTED);
@@ -90,6 +91,16 @@ class RateLimitGrpcConnectionTests {
 			assertThat(lost.getCode()).as("%s", lost).isIn(Status.Code.UNAVAILABLE, Status.Code.RESOURCE_EXHAUSTED);
 			assertThat(lost.getDescription()).contains("GOAWAY").contains("ENHANCE_YOUR_CALM");
 		}
+	}
+
+	/**
+	 * Whether a call whose stream the client's transport closed as {@code UNAVAILABLE}, when Tomcat ended the connection,
+	 * was reported at its deadline instead: grpc-java does that to a call started on the connection as it goes away
+	 * (seen once in a loaded build, its description saying {@code closed=[UNAVAILABLE]}).
+	 */
+	private static boolean endedOnTheConnection(Status ended) {
+		return ended.getCode() == Status.Code.DEADLINE_EXCEEDED
+				&& String.valueOf(ended.getDescription()).contains("closed=[UNAVAILABLE]");
 	}
 
 	/** A client-streaming call in flight, its first message received by the service. */

@@ -10,22 +10,19 @@ import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.rules.flow.AfterResponse;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.web.reactive.ReactorObservations;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.server.PathContainer;
 
 /**
  * A request of a route as the flow sees it: the key the route's {@code KeyResolver} found, never empty (the
  * filter refuses or lets through requests without one before asking the limiter), and the headers the flow
  * writes, which the filter puts on the response. The filter answers a refusal itself.
  */
-final class RouteExchange implements RateLimitExchange {
-
-	private static final PathContainer NO_PATH = PathContainer.parsePath("/");
+final class RouteExchange implements RateLimitCall {
 
 	private final String routeId;
 
@@ -54,39 +51,13 @@ final class RouteExchange implements RateLimitExchange {
 	}
 
 	@Override
-	public String method() {
-		return "";
-	}
-
-	@Override
-	public PathContainer path() {
-		// the route matched the request already
-		return NO_PATH;
-	}
-
-	@Override
-	public String target() {
-		return "route '" + this.routeId + "'";
-	}
-
-	@Override
 	public String describe() {
-		return target();
+		return "route '" + this.routeId + "'";
 	}
 
 	@Override
 	public String clientAddress() {
 		return this.id;
-	}
-
-	@Override
-	public String remoteAddress() {
-		return "";
-	}
-
-	@Override
-	public @Nullable String header(String name) {
-		return null;
 	}
 
 	@Override

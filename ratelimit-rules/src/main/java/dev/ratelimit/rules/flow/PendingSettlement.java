@@ -1,7 +1,7 @@
 package dev.ratelimit.rules.flow;
 
 /**
- * What the stages of one request hand over for after its response ({@link RateLimitExchange#settleAfter}), held until
+ * What the stages of one request hand over for after its response ({@link RateLimitCall#settleAfter}), held until
  * the request ends. A stage may finish after the request ended (the client went away while Redis was deciding, and the
  * decision, which is never cancelled, took a slot): what it hands over then is refused, and the caller settles it at
  * once, so that no slot is left held and renewed forever.

@@ -14,10 +14,10 @@ import dev.ratelimit.rules.ResponseCost;
  * its client address, the rules that match it are found and their conditions asked, the keys read, the
  * engine decides, the rate-limit headers of every rule applied so far are written, a
  * refused request is answered, and the charges to settle by status are handed to the entry point for after
- * the response. An entry point supplies only what is its own, as a {@link RateLimitExchange}: reading the request
+ * the response. An entry point supplies only what is its own, as a {@link RateLimitCall}: reading the call
  * and its keys, writing the response, and where the work resumes.
  * <p>
- * One path for blocking and non-blocking stacks: an exchange that {@linkplain RateLimitExchange#mayBlock may block}
+ * One path for blocking and non-blocking stacks: a call that {@linkplain RateLimitCall#mayBlock may block}
  * gets a future completed before the call returns, every stage run on its thread.
  *
  * <p>
@@ -40,7 +40,7 @@ public interface RateLimitFlow {
 	 * @param exchange the request
 	 * @return whether the request may go on; when not, its response is written
 	 */
-	CompletableFuture<Boolean> beforeAuthentication(RateLimitExchange exchange);
+	CompletableFuture<Boolean> beforeAuthentication(RateLimitRequest exchange);
 
 	/**
 	 * Returns what calls made in a request carry of it, read now: the mark of a client address the allow list lets
@@ -50,7 +50,7 @@ public interface RateLimitFlow {
 	 * @param request the request the call is made in
 	 * @return the attributes to set on the call's exchange, by name; empty when none
 	 */
-	java.util.Map<String, Object> inherited(RateLimitExchange request);
+	java.util.Map<String, Object> inherited(RateLimitCall request);
 
 	/**
 	 * Returns whether {@link #beforeAuthentication} may do anything: when not (no address list, no rule but
@@ -87,16 +87,16 @@ public interface RateLimitFlow {
 	 * @param exchange the request
 	 * @return whether the request may go on; when not, its response is written
 	 */
-	CompletableFuture<Boolean> afterAuthentication(RateLimitExchange exchange);
+	CompletableFuture<Boolean> afterAuthentication(RateLimitRequest exchange);
 
 	/**
-	 * Applies given rules to a request: their conditions, their keys, the decision, the headers, the answer to
-	 * a refusal. A request whose client address is allowed skips them.
-	 * @param exchange the request
-	 * @param matched the rules that match it, in order
-	 * @return whether the request may go on; when not, its response is written
+	 * Applies given rules to a call: their conditions, their keys, the decision, the headers, the refusal. A call
+	 * whose client address is allowed skips them.
+	 * @param call the call
+	 * @param matched the rules that apply to it, in order
+	 * @return whether the call may go on; when not, it is refused
 	 */
-	CompletableFuture<Boolean> apply(RateLimitExchange exchange, List<RateLimitRule> matched);
+	CompletableFuture<Boolean> apply(RateLimitCall call, List<RateLimitRule> matched);
 
 	/**
 	 * Returns whether a request's client address is on the allow list, so that it skips every rule: for an entry point
@@ -104,7 +104,7 @@ public interface RateLimitFlow {
 	 * @param exchange a request the flow screened
 	 * @return {@code true} when its client address is allowed past every rule
 	 */
-	boolean allowedPastRules(RateLimitExchange exchange);
+	boolean allowedPastRules(RateLimitCall exchange);
 
 	/**
 	 * Answers a request as refused by limits applied outside its rules: a {@link dev.ratelimit.RateLimited} method of
@@ -115,7 +115,7 @@ public interface RateLimitFlow {
 	 * @param refused the refusal
 	 * @return completes when the response is written
 	 */
-	CompletableFuture<Void> refuse(RateLimitExchange exchange, RateLimitExceededException refused);
+	CompletableFuture<Void> refuse(RateLimitCall exchange, RateLimitExceededException refused);
 
 	/**
 	 * Settles what a call took once it has ended, as its entry point tells: its slots of calls in flight are given
@@ -125,7 +125,7 @@ public interface RateLimitFlow {
 	 * its charges; what a call refused later reserved is given back. An entry point that settles in stages (the charges
 	 * before the status is committed, the slots when the call completes) ends each part it holds
 	 * ({@link AfterResponse#chargesOnly}, {@link AfterResponse#slotsOnly}). Failures are logged, never thrown.
-	 * @param after what the entry point kept with {@link RateLimitExchange#settleAfter}, or a part of it
+	 * @param after what the entry point kept with {@link RateLimitCall#settleAfter}, or a part of it
 	 * @param how how the call ended
 	 * @param mayBlock whether the caller's thread may wait for Redis: then the future is complete when this returns
 	 * @return completes when everything is settled; never exceptionally

@@ -21,13 +21,14 @@ import dev.ratelimit.rules.RuleKey;
 public sealed interface RateLimitRejection {
 
 	/**
-	 * Returns the request's HTTP method.
+	 * Returns the request's HTTP method; empty for a call that is no request (a bean method's, a partner call).
 	 * @return the method
 	 */
 	String method();
 
 	/**
-	 * Returns the request's path as sent, the context path included.
+	 * Returns the request's path as sent, the context path included; for a call that is no request, its description
+	 * (such as {@code call of OrderService.place(..)}).
 	 * @return the path
 	 */
 	String path();

@@ -1,7 +1,8 @@
 /**
  * What an entry point may use of the rule engine, whichever technology it serves: the
- * {@link dev.ratelimit.rules.flow.RateLimitFlow} it drives, the {@link dev.ratelimit.rules.flow.RateLimitExchange} it
- * supplies (and {@link dev.ratelimit.rules.flow.DetachedExchange}, the base of calls that are no web request), what a
+ * {@link dev.ratelimit.rules.flow.RateLimitFlow} it drives, the {@link dev.ratelimit.rules.flow.RateLimitCall} it
+ * supplies (a {@link dev.ratelimit.rules.flow.RateLimitRequest} when property rules match it by path;
+ * {@link dev.ratelimit.rules.flow.DetachedCall}, the base of calls that are no web request), what a
  * call settles once complete, and the contracts an application implements: the rejection handler, the observer, and
  * the context a handler reads.
  */

@@ -15,9 +15,10 @@ import dev.ratelimit.rules.flow.AfterResponse;
 import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.AppliedLimit;
 import dev.ratelimit.rules.flow.RateLimitContext;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 
 /**
  * The engine's {@link RateLimitFlow}: screens, matches, asks the conditions, reads the keys, has the
@@ -57,7 +58,7 @@ final class EngineFlow implements RateLimitFlow {
 	}
 
 	@Override
-	public CompletableFuture<Boolean> beforeAuthentication(RateLimitExchange exchange) {
+	public CompletableFuture<Boolean> beforeAuthentication(RateLimitRequest exchange) {
 		AddressLists lists = this.rules.addressLists();
 		if (!lists.isEmpty()) {
 			switch (lists.screen(exchange.clientAddress())) {
@@ -78,7 +79,7 @@ final class EngineFlow implements RateLimitFlow {
 	}
 
 	@Override
-	public java.util.Map<String, Object> inherited(RateLimitExchange request) {
+	public java.util.Map<String, Object> inherited(RateLimitCall request) {
 		Object allowed = request.getAttribute(ALLOWED);
 		return (allowed != null) ? java.util.Map.of(ALLOWED, allowed) : java.util.Map.of();
 	}
@@ -104,7 +105,7 @@ final class EngineFlow implements RateLimitFlow {
 	}
 
 	@Override
-	public CompletableFuture<Boolean> afterAuthentication(RateLimitExchange exchange) {
+	public CompletableFuture<Boolean> afterAuthentication(RateLimitRequest exchange) {
 		if (exchange.getAttribute(ALLOWED) != null) {
 			return GO_ON;
 		}
@@ -114,7 +115,7 @@ final class EngineFlow implements RateLimitFlow {
 	}
 
 	@Override
-	public CompletableFuture<Boolean> apply(RateLimitExchange exchange, List<RateLimitRule> matched) {
+	public CompletableFuture<Boolean> apply(RateLimitCall exchange, List<RateLimitRule> matched) {
 		if (matched.isEmpty() || exchange.getAttribute(ALLOWED) != null) {
 			return GO_ON;
 		}
@@ -122,27 +123,27 @@ final class EngineFlow implements RateLimitFlow {
 	}
 
 	@Override
-	public boolean allowedPastRules(RateLimitExchange exchange) {
+	public boolean allowedPastRules(RateLimitCall exchange) {
 		return exchange.getAttribute(ALLOWED) != null;
 	}
 
 	/**
 	 * Applies the rules the two turns matched, the client address screened already.
 	 */
-	private CompletableFuture<Boolean> applyMatched(RateLimitExchange exchange, List<RateLimitRule> matched) {
+	private CompletableFuture<Boolean> applyMatched(RateLimitCall exchange, List<RateLimitRule> matched) {
 		if (matched.isEmpty()) {
 			return GO_ON;
 		}
 		return withConditions(exchange, matched).thenCompose((applicable) -> decide(exchange, applicable));
 	}
 
-	private CompletableFuture<Boolean> decide(RateLimitExchange exchange, List<RateLimitRule> applicable) {
+	private CompletableFuture<Boolean> decide(RateLimitCall exchange, List<RateLimitRule> applicable) {
 		if (applicable.isEmpty()) {
 			return GO_ON;
 		}
 		// budgets charge an IPv6 client under its network (ratelimit.ipv6-prefix-length)
-		String clientAddress = this.addresses.budgetAddress(exchange.clientAddress());
-		CompletableFuture<RateLimitVerdict> decided = ExchangeKeys
+		String clientAddress = this.addresses.budgetAddress(clientAddress(exchange));
+		CompletableFuture<RateLimitVerdict> decided = CallKeys
 			.read(exchange, applicable, clientAddress, this.enforcer.budgets(), this.addresses)
 			.thenCompose((keys) -> exchange.mayBlock()
 					? CompletableFuture.completedFuture(this.enforcer.enforce(exchange::describe, applicable, keys))
@@ -150,7 +151,7 @@ final class EngineFlow implements RateLimitFlow {
 		return exchange.resume(decided).thenCompose((verdict) -> answer(exchange, verdict));
 	}
 
-	private CompletableFuture<Boolean> answer(RateLimitExchange exchange, RateLimitVerdict decided) {
+	private CompletableFuture<Boolean> answer(RateLimitCall exchange, RateLimitVerdict decided) {
 		// the headers announce every rule applied to the request, before and after authentication
 		@SuppressWarnings("unchecked")
 		RateLimitVerdict verdict = decided.after((List<AppliedLimit>) exchange.getAttribute(APPLIED));
@@ -167,12 +168,12 @@ final class EngineFlow implements RateLimitFlow {
 			return GO_ON;
 		}
 		exchange.setAttribute(REFUSED, Boolean.TRUE);
-		return exchange.reject(rejection(exchange.method(), exchange.target(), verdict))
+		return exchange.reject(rejection(exchange, verdict))
 			.thenApply((written) -> false);
 	}
 
 	@Override
-	public CompletableFuture<Void> refuse(RateLimitExchange exchange, RateLimitExceededException refused) {
+	public CompletableFuture<Void> refuse(RateLimitCall exchange, RateLimitExceededException refused) {
 		List<AppliedLimit> violated = new ArrayList<>(refused.getRefusals().size());
 		for (RateLimitExceededException.Refusal refusal : refused.getRefusals()) {
 			violated.add(new AppliedLimit(refusal.policy(), refusal.limit(), refusal.decision()));
@@ -181,7 +182,7 @@ final class EngineFlow implements RateLimitFlow {
 		@SuppressWarnings("unchecked")
 		RateLimitVerdict whole = verdict.after((List<AppliedLimit>) exchange.getAttribute(APPLIED));
 		exchange.writeHeaders(this.headers.of(whole));
-		return exchange.reject(rejection(exchange.method(), exchange.target(), verdict));
+		return exchange.reject(rejection(exchange, verdict));
 	}
 
 	@Override
@@ -236,7 +237,7 @@ final class EngineFlow implements RateLimitFlow {
 	 * Returns the rules whose condition bean, if they name one, says that they apply to the request, asked in
 	 * turn; a condition that fails counts as applying (its failure is logged at most once a minute).
 	 */
-	private static CompletableFuture<List<RateLimitRule>> withConditions(RateLimitExchange exchange,
+	private static CompletableFuture<List<RateLimitRule>> withConditions(RateLimitCall exchange,
 			List<RateLimitRule> matched) {
 		if (!anyCondition(matched)) {
 			return CompletableFuture.completedFuture(matched);
@@ -263,7 +264,7 @@ final class EngineFlow implements RateLimitFlow {
 		return false;
 	}
 
-	private static CompletableFuture<Boolean> applies(RateLimitExchange exchange, RateLimitRule rule) {
+	private static CompletableFuture<Boolean> applies(RateLimitCall exchange, RateLimitRule rule) {
 		if (rule.condition() == null) {
 			return GO_ON;
 		}
@@ -285,8 +286,20 @@ final class EngineFlow implements RateLimitFlow {
 	/**
 	 * Returns the rejection of a request the rules refused.
 	 */
-	private static RateLimitRejection rejection(String method, String path, RateLimitVerdict verdict) {
+	/**
+	 * The client address a call's budgets are charged under: its own, or {@link RateLimitCall#NO_CLIENT} for every call that has
+	 * none.
+	 */
+	static String clientAddress(RateLimitCall call) {
+		String address = call.clientAddress();
+		return (address != null) ? address : RateLimitCall.NO_CLIENT;
+	}
+
+	private static RateLimitRejection rejection(RateLimitCall call, RateLimitVerdict verdict) {
 		Assert.isTrue(!verdict.allowed(), "the verdict must refuse the request");
+		// a call that is no request has no method, and names itself instead of a path
+		String method = (call instanceof RateLimitRequest request) ? request.method() : "";
+		String path = (call instanceof RateLimitRequest request) ? request.target() : call.describe();
 		RateLimitRule missingKey = verdict.missingKey();
 		if (missingKey != null) {
 			return new RateLimitRejection.MissingKey(method, path, missingKey);

@@ -32,7 +32,8 @@ import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.rules.ResponseStatuses;
 import dev.ratelimit.rules.flow.AfterResponse;
 import dev.ratelimit.rules.flow.AppliedLimit;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.DetachedCall;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitObserver;
 import dev.ratelimit.rules.flow.RateLimitRejection;
@@ -72,6 +73,21 @@ class RateLimitFlowTests {
 			assertThat(third.headers.getFirst("RateLimit")).startsWith("\"by-ip\";r=0;t=");
 			assertThat(third.resumed).isEqualTo(1);
 		}
+	}
+
+	@Test
+	void callsWithoutAClientAddressShareOneBudgetAndTheirRefusalNamesTheCall() {
+		RateLimitFlow flow = flow(List.of(), AddressLists.NONE);
+		List<Call> calls = List.of(new Call("call of A.a()"), new Call("call of B.b()"), new Call("call of C.c()"));
+		assertThat(flow.apply(calls.get(0), List.of(this.byAddress)).join()).isTrue();
+		assertThat(flow.apply(calls.get(1), List.of(this.byAddress)).join()).isTrue();
+		assertThat(flow.apply(calls.get(2), List.of(this.byAddress)).join()).isFalse();
+		assertThat(calls.get(2).rejection()).isInstanceOfSatisfying(RateLimitRejection.Limited.class, (limited) -> {
+			assertThat(limited.method()).isEmpty();
+			assertThat(limited.path()).isEqualTo("call of C.c()");
+		});
+		// a request's client address is a budget of its own
+		assertThat(flow.apply(new FakeExchange(true, "10.0.0.9"), List.of(this.byAddress)).join()).isTrue();
 	}
 
 	@Test
@@ -211,8 +227,39 @@ class RateLimitFlowTests {
 			.build();
 	}
 
+	/** A call that is no request and has no client address, such as a bean method's outside any request. */
+	private static final class Call extends DetachedCall {
+
+		private final String description;
+
+		Call(String description) {
+			this.description = description;
+		}
+
+		@Override
+		public String describe() {
+			return this.description;
+		}
+
+		@Override
+		public @Nullable String clientAddress() {
+			return null;
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+			return CompletableFuture.completedFuture(null);
+		}
+
+		@Override
+		public boolean mayBlock() {
+			return true;
+		}
+
+	}
+
 	/** An entry point's request: what the flow read and wrote is kept to be asserted. */
-	private static final class FakeExchange implements RateLimitExchange {
+	private static final class FakeExchange implements RateLimitRequest {
 
 		private final boolean blocking;
 

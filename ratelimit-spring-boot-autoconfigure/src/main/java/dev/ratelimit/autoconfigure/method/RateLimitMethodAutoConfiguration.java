@@ -13,7 +13,7 @@ import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.method.RateLimitedMethodPostProcessor;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.method.MethodRateLimitInterceptor;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.internal.RateLimitRules;
 
@@ -70,7 +70,7 @@ public final class RateLimitMethodAutoConfiguration {
 			}
 			return () -> {
 				for (RateLimitCurrentRequest each : all) {
-					RateLimitExchange current = each.current();
+					RateLimitRequest current = each.current();
 					if (current != null) {
 						return current;
 					}

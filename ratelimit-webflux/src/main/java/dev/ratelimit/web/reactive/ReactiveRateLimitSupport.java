@@ -20,7 +20,7 @@ import reactor.util.context.ContextView;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
@@ -165,9 +165,9 @@ public final class ReactiveRateLimitSupport {
 	 * @param context the subscription's Reactor context, where {@link ServerWebExchangeContextFilter} puts the exchange
 	 * @return the exchange, or {@code null} when the context holds none
 	 */
-	public @Nullable RateLimitExchange currentRequest(ContextView context) {
+	public @Nullable RateLimitRequest currentRequest(ContextView context) {
 		return ServerWebExchangeContextFilter.getExchange(context)
-			.map((exchange) -> (RateLimitExchange) new WebFluxExchange(exchange, context))
+			.map((exchange) -> (RateLimitRequest) new WebFluxExchange(exchange, context))
 			.orElse(null);
 	}
 
@@ -201,7 +201,7 @@ public final class ReactiveRateLimitSupport {
 	}
 
 	/** An exchange, as the flow reads and writes it. */
-	private final class WebFluxExchange implements RateLimitExchange {
+	private final class WebFluxExchange implements RateLimitRequest {
 
 		private final ServerWebExchange exchange;
 

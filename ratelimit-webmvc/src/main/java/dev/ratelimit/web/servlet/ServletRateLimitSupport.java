@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
@@ -135,7 +135,7 @@ public final class ServletRateLimitSupport {
 	 * called while it is served: read only, never answered through.
 	 * @return the request, or {@code null} when the thread serves none
 	 */
-	public @Nullable RateLimitExchange currentRequest() {
+	public @Nullable RateLimitRequest currentRequest() {
 		if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
 			return new ServletExchange(attributes.getRequest(), null, null);
 		}
@@ -170,7 +170,7 @@ public final class ServletRateLimitSupport {
 	}
 
 	/** A servlet request and its response, as the flow reads and writes them. */
-	private final class ServletExchange implements RateLimitExchange {
+	private final class ServletExchange implements RateLimitRequest {
 
 		private final HttpServletRequest request;
 

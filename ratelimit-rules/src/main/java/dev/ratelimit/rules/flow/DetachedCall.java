@@ -8,14 +8,14 @@ import org.jspecify.annotations.Nullable;
 
 
 /**
- * An exchange that is no web request of the application's own (a bean method's call, a gRPC call, a call out to a
+ * A call that is no web request of the application's own (a bean method's call, a gRPC call, a call out to a
  * partner): its attributes are kept here, it has no headers or peer unless it says otherwise, and a refusal is kept
  * for its entry point to answer (throw, close the call, wait) rather than written as a response; what it settles once
  * complete (slots of requests in flight, charges by status) is kept for its entry point too.
  *
  * @since 0.1.0
  */
-public abstract class DetachedExchange implements RateLimitExchange {
+public abstract class DetachedCall implements RateLimitCall {
 
 	/** Made at the first attribute: most exchanges get none. */
 	private @Nullable Map<String, Object> attributes;
@@ -62,16 +62,6 @@ public abstract class DetachedExchange implements RateLimitExchange {
 	 */
 	public AfterResponse takeAfterResponse() {
 		return this.after.close();
-	}
-
-	@Override
-	public String remoteAddress() {
-		return "";
-	}
-
-	@Override
-	public @Nullable String header(String name) {
-		return null;
 	}
 
 	@Override

@@ -12,15 +12,15 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.rules.internal.RateLimitEnforcer.RequestKeys;
 import dev.ratelimit.rules.PlanSource;
-import dev.ratelimit.rules.flow.RateLimitExchange;
+import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RuleKey;
 
 /**
  * The keys of one request under the rules that apply to it, read before its decision from its
- * {@link RateLimitExchange}, so that the enforcer never waits for one.
+ * {@link RateLimitCall}, so that the enforcer never waits for one.
  */
-record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> values, String clientAddress,
+record CallKeys(RateLimitCall exchange, Map<RateLimitRule, Object> values, String clientAddress,
 		ClientAddressResolver addresses) implements RequestKeys {
 
 	/**
@@ -28,7 +28,7 @@ record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> value
 	 * none (the request lacks it), or the failure of reading it (which charges the client address). On an
 	 * exchange that must not block, the plans resolver beans name are looked up away from its thread first.
 	 */
-	public static CompletableFuture<RequestKeys> read(RateLimitExchange exchange, List<RateLimitRule> applicable,
+	public static CompletableFuture<RequestKeys> read(RateLimitCall exchange, List<RateLimitRule> applicable,
 			String clientAddress, RuleBudgets budgets, ClientAddressResolver addresses) {
 		Map<RateLimitRule, Object> values = new IdentityHashMap<>();
 		List<CompletableFuture<?>> pending = new ArrayList<>(0);
@@ -68,7 +68,7 @@ record ExchangeKeys(RateLimitExchange exchange, Map<RateLimitRule, Object> value
 				return null;
 			}));
 		}
-		RequestKeys keys = new ExchangeKeys(exchange, values, clientAddress, addresses);
+		RequestKeys keys = new CallKeys(exchange, values, clientAddress, addresses);
 		if (pending.isEmpty() && (!plans || exchange.mayBlock())) {
 			// a blocking exchange's plans are looked up as the rules are decided
 			return CompletableFuture.completedFuture(keys);
