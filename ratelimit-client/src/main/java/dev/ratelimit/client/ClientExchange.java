@@ -40,8 +40,9 @@ final class ClientExchange extends DetachedCall {
 		return null;
 	}
 
+	/** Returns the partner's name: a partner's rule is keyed by it ({@code resolver}). */
 	@Override
-	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+	public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
 		return CompletableFuture.completedFuture(this.partner);
 	}
 

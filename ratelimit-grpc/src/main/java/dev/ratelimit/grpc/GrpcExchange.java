@@ -19,7 +19,6 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.ClassUtils;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.RuleKey;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.DetachedCall;
 import dev.ratelimit.rules.flow.RateLimitRequest;
@@ -188,17 +187,18 @@ final class GrpcExchange extends DetachedCall implements RateLimitRequest {
 	}
 
 	@Override
-	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
-		RuleKey key = rule.key();
-		if (key instanceof RuleKey.Principal) {
-			return CompletableFuture.completedFuture(this.message ? this.principal : currentPrincipal());
-		}
-		if (key instanceof RuleKey.Param) {
-			// a gRPC call has no query string: the rule's missing-key setting decides
-			return CompletableFuture.completedFuture(null);
-		}
+	public CompletionStage<@Nullable String> principal() {
+		return CompletableFuture.completedFuture(this.message ? this.principal : currentPrincipal());
+	}
+
+	/**
+	 * A gRPC call has no query string: {@code param:<name>} keys find nothing (the rule's missing-key setting decides),
+	 * as by default; nor key resolvers of the web stacks.
+	 */
+	@Override
+	public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
 		return CompletableFuture.failedFuture(new IllegalStateException("Rate-limit rule '" + rule.name()
-				+ "' has a key (" + key.spelling() + ") that gRPC calls do not have; key it by ip, header:<name> "
+				+ "' has a key (" + rule.key().spelling() + ") that gRPC calls do not have; key it by ip, header:<name> "
 				+ "or principal"));
 	}
 

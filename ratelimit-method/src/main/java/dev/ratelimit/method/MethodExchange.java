@@ -79,12 +79,27 @@ final class MethodExchange extends DetachedCall {
 	}
 
 	@Override
-	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+	public CompletionStage<@Nullable String> parameter(String name) {
+		return read(new RuleKey.Param(name));
+	}
+
+	@Override
+	public CompletionStage<@Nullable String> principal() {
+		return read(new RuleKey.Principal());
+	}
+
+	@Override
+	public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
 		if (rule.key() instanceof RuleKey.Expression) {
 			// what the expression throws charges the client address, as a key resolver's failure does
 			return CompletableFuture.completedFuture(this.method.key(rule, this.context.get()));
 		}
-		CompletionStage<@Nullable String> read = (this.request != null) ? this.request.keys().get(rule.name()) : null;
+		return read(rule.key());
+	}
+
+	/** What the web request the call is made in gave for a key, read when the call was made; none outside one. */
+	private CompletionStage<@Nullable String> read(RuleKey key) {
+		CompletionStage<@Nullable String> read = (this.request != null) ? this.request.keys().get(key) : null;
 		return (read != null) ? read : CompletableFuture.completedFuture(null);
 	}
 
@@ -124,28 +139,21 @@ final class MethodExchange extends DetachedCall {
 	 * @param clientAddress its client address
 	 * @param remoteAddress its peer's address
 	 * @param headers the headers the rules read, by lower-case name
-	 * @param keys the other keys, by rule name
+	 * @param keys the other keys, by key (read once for the rules that share one)
 	 */
 	record RequestReads(RateLimitCall live, @Nullable String clientAddress, String remoteAddress,
-			Map<String, String> headers, Map<String, CompletionStage<@Nullable String>> keys) {
+			Map<String, String> headers, Map<RuleKey, CompletionStage<@Nullable String>> keys) {
 
 		static RequestReads of(RateLimitCall request, List<RateLimitRule> rules) {
 			Map<String, String> headers = new HashMap<>(4);
-			Map<String, CompletionStage<@Nullable String>> keys = new HashMap<>(4);
+			Map<RuleKey, CompletionStage<@Nullable String>> keys = new HashMap<>(4);
 			for (RateLimitRule rule : rules) {
 				if (rule.key() instanceof RuleKey.Header header) {
 					read(request, header.name(), headers);
 				}
 				else if (!(rule.key() instanceof RuleKey.ClientAddress) && !(rule.key() instanceof RuleKey.Expression)) {
-					CompletionStage<@Nullable String> value;
-					try {
-						value = request.keyValue(rule);
-					}
-					catch (RuntimeException ex) {
-						// what it throws charges the client address, as when the flow reads it
-						value = CompletableFuture.failedFuture(ex);
-					}
-					keys.put(rule.name(), value);
+					// what it throws charges the client address, as when the flow reads it
+					keys.computeIfAbsent(rule.key(), (key) -> RateLimitCall.keyOf(request, rule));
 				}
 				if (rule.plan() instanceof PlanSource.Header plan) {
 					read(request, plan.name(), headers);

@@ -60,8 +60,9 @@ final class RouteExchange implements RateLimitCall {
 		return this.id;
 	}
 
+	/** Returns what the route's {@code KeyResolver} found: a route's rule is keyed by it ({@code resolver}). */
 	@Override
-	public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+	public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
 		return CompletableFuture.completedFuture(this.id);
 	}
 

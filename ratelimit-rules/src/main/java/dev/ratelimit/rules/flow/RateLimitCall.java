@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 
 import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.RuleKey;
 
 /**
  * One call as its entry point holds it, whatever it is (a web request, a gRPC call, a bean method's call, a call out
@@ -62,12 +63,59 @@ public interface RateLimitCall {
 	}
 
 	/**
-	 * Reads the value of a rule's key that is neither the client address nor a header: a parameter, the principal's
-	 * name, what a key-resolver bean or an expression returns, a partner's name.
+	 * Returns the value of a parameter, for rules keyed by {@code param:<name>}: a request's query parameter or form
+	 * field. By default a call has none, and the rule's {@code missing-key} decides.
+	 * @param name the parameter's name
+	 * @return the value, {@code null} when the call has none; failed when it cannot be read
+	 */
+	default CompletionStage<@Nullable String> parameter(String name) {
+		return CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Returns the name of the call's authenticated principal, for rules keyed by {@code principal}. By default a call
+	 * has none, and the rule's {@code missing-key} decides.
+	 * @return the name, {@code null} when the call is not authenticated; failed when it cannot be read
+	 */
+	default CompletionStage<@Nullable String> principal() {
+		return CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Returns what the entry point's own resolvers find for a rule whose key is none of the others: a key-resolver
+	 * bean's answer ({@code bean:<name>}), the gateway route's {@code KeyResolver} or the partner's name
+	 * ({@code resolver}), a SpEL expression over a bean method's arguments. By default the call can read none of them.
 	 * @param rule the rule
 	 * @return the value, {@code null} when the call has none; failed when it cannot be read
 	 */
-	CompletionStage<@Nullable String> keyValue(RateLimitRule rule);
+	default CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
+		return CompletableFuture.failedFuture(new IllegalStateException("Rate-limit rule '" + rule.name()
+				+ "' has a key (" + rule.key().spelling() + ") that a " + describe() + " cannot supply"));
+	}
+
+	/**
+	 * Reads a rule's key that is neither the client address nor a header, from the part of the call that holds it: the
+	 * one place where a key's kind picks what is asked ({@link #parameter}, {@link #principal}, {@link #resolveKey}).
+	 * What the call throws is returned as a failed stage, as what it fails with: either charges the client address.
+	 * @param call the call
+	 * @param rule the rule
+	 * @return the value, {@code null} when the call has none; failed when it cannot be read
+	 */
+	static CompletionStage<@Nullable String> keyOf(RateLimitCall call, RateLimitRule rule) {
+		try {
+			RuleKey key = rule.key();
+			if (key instanceof RuleKey.Param param) {
+				return call.parameter(param.name());
+			}
+			if (key instanceof RuleKey.Principal) {
+				return call.principal();
+			}
+			return call.resolveKey(rule);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Asks a rule's condition bean whether the rule applies to the call. An entry point whose rules come with the call

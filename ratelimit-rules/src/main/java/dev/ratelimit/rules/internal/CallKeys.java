@@ -44,13 +44,7 @@ record CallKeys(RateLimitCall exchange, Map<RateLimitRule, Object> values, Strin
 				}
 				continue;
 			}
-			CompletableFuture<? extends @Nullable String> value;
-			try {
-				value = exchange.keyValue(rule).toCompletableFuture();
-			}
-			catch (RuntimeException ex) {
-				value = CompletableFuture.failedFuture(ex);
-			}
+			CompletableFuture<? extends @Nullable String> value = RateLimitCall.keyOf(exchange, rule).toCompletableFuture();
 			if (value.isDone() && !value.isCompletedExceptionally()) {
 				String found = value.join();
 				if (found != null) {

@@ -94,7 +94,7 @@ class RateLimitFlowTests {
 	void theHeadersAfterAuthenticationAnnounceTheRulesAppliedBeforeIt() {
 		RateLimitFlow flow = flow(List.of(this.byAddress, this.byUser), AddressLists.NONE);
 		FakeExchange exchange = new FakeExchange(true, "10.0.0.3");
-		exchange.keys.put("by-user", "alice");
+		exchange.keys.put("principal", "alice");
 		assertThat(flow.beforeAuthentication(exchange).join()).isTrue();
 		assertThat(exchange.headers.getFirst("RateLimit")).matches("\"by-ip\";r=1;t=\\d+");
 		assertThat(flow.afterAuthentication(exchange).join()).isTrue();
@@ -141,7 +141,7 @@ class RateLimitFlowTests {
 		assertThat(denied.headers.isEmpty()).isTrue();
 		for (int i = 0; i < 5; i++) {
 			FakeExchange allowed = new FakeExchange(false, "10.1.0.1");
-			allowed.keys.put("by-user", "bob");
+			allowed.keys.put("principal", "bob");
 			assertThat(flow.beforeAuthentication(allowed).join()).isTrue();
 			assertThat(flow.afterAuthentication(allowed).join()).isTrue();
 			assertThat(allowed.headers.isEmpty()).isTrue();
@@ -247,11 +247,6 @@ class RateLimitFlowTests {
 		}
 
 		@Override
-		public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
-			return CompletableFuture.completedFuture(null);
-		}
-
-		@Override
 		public boolean mayBlock() {
 			return true;
 		}
@@ -322,11 +317,26 @@ class RateLimitFlowTests {
 		}
 
 		@Override
-		public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
+		public CompletionStage<@Nullable String> parameter(String name) {
+			return key("param:" + name);
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> principal() {
+			return key("principal");
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
+			return key(rule.key().spelling());
+		}
+
+		/** The value of a key, by its spelling; failed when {@link #keyFailure} says so. */
+		private CompletionStage<@Nullable String> key(String spelling) {
 			if (this.keyFailure != null) {
 				return CompletableFuture.failedFuture(this.keyFailure);
 			}
-			return CompletableFuture.completedFuture(this.keys.get(rule.name()));
+			return CompletableFuture.completedFuture(this.keys.get(spelling));
 		}
 
 		@Override

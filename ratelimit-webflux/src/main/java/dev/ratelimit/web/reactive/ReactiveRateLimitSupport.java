@@ -259,8 +259,24 @@ public final class ReactiveRateLimitSupport {
 		}
 
 		@Override
-		public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
-			return future(ReactiveRateLimitSupport.this.keyValue(rule, this.exchange));
+		public CompletionStage<@Nullable String> parameter(String name) {
+			return future(ReactiveRateLimitSupport.parameter(this.exchange, name));
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> principal() {
+			return future(this.exchange.getPrincipal().map(Principal::getName));
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
+			if (rule.key() instanceof RuleKey.Bean bean) {
+				// a key resolver is application code: what it throws charges the client address
+				return future(Mono.defer(() -> ReactiveRateLimitSupport.this.resolvedKeyResolvers
+					.computeIfAbsent(bean.name(), ReactiveRateLimitSupport.this.keyResolvers)
+					.resolveKey(this.exchange)));
+			}
+			return RateLimitRequest.super.resolveKey(rule);
 		}
 
 		@Override
@@ -358,22 +374,6 @@ public final class ReactiveRateLimitSupport {
 		}
 
 
-	}
-
-	private Mono<String> keyValue(RateLimitRule rule, ServerWebExchange exchange) {
-		RuleKey key = rule.key();
-		if (key instanceof RuleKey.Param param) {
-			return parameter(exchange, param.name());
-		}
-		if (key instanceof RuleKey.Principal) {
-			return exchange.getPrincipal().map(Principal::getName);
-		}
-		if (key instanceof RuleKey.Bean bean) {
-			// a key resolver is application code: what it throws charges the client address
-			return this.resolvedKeyResolvers.computeIfAbsent(bean.name(), this.keyResolvers).resolveKey(exchange);
-		}
-		return Mono.error(new IllegalStateException("Rate-limit rule '" + rule.name() + "' has a key ("
-				+ key.spelling() + ") that this stack does not read"));
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.ratelimit.web.servlet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -224,8 +225,25 @@ public final class ServletRateLimitSupport {
 		}
 
 		@Override
-		public CompletionStage<@Nullable String> keyValue(RateLimitRule rule) {
-			return CompletableFuture.completedFuture(ServletRateLimitSupport.this.keyValue(rule, this.request));
+		public CompletionStage<@Nullable String> parameter(String name) {
+			return CompletableFuture.completedFuture(ServletRateLimitSupport.parameter(this.request, name));
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> principal() {
+			Principal principal = this.request.getUserPrincipal();
+			return CompletableFuture.completedFuture((principal != null) ? principal.getName() : null);
+		}
+
+		@Override
+		public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
+			if (rule.key() instanceof RuleKey.Bean bean) {
+				// a key resolver is application code: what it throws charges the client address
+				return CompletableFuture.completedFuture(ServletRateLimitSupport.this.resolvedKeyResolvers
+					.computeIfAbsent(bean.name(), ServletRateLimitSupport.this.keyResolvers)
+					.resolveKey(this.request));
+			}
+			return RateLimitRequest.super.resolveKey(rule);
 		}
 
 		@Override
@@ -447,22 +465,6 @@ public final class ServletRateLimitSupport {
 	 */
 	String clientAddress(HttpServletRequest request) {
 		return this.addresses.resolve(request.getRemoteAddr(), (name) -> Collections.list(request.getHeaders(name)));
-	}
-
-	private @Nullable String keyValue(RateLimitRule rule, HttpServletRequest request) {
-		RuleKey key = rule.key();
-		if (key instanceof RuleKey.Param param) {
-			return parameter(request, param.name());
-		}
-		if (key instanceof RuleKey.Principal) {
-			return (request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null;
-		}
-		if (key instanceof RuleKey.Bean bean) {
-			// a key resolver is application code: what it throws charges the client address
-			return this.resolvedKeyResolvers.computeIfAbsent(bean.name(), this.keyResolvers).resolveKey(request);
-		}
-		throw new IllegalStateException("Rate-limit rule '" + rule.name() + "' has a key (" + key.spelling()
-				+ ") that this stack does not read");
 	}
 
 	/**
