@@ -12,8 +12,7 @@ import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
-import dev.ratelimit.rules.internal.RateLimitRules;
-import dev.ratelimit.rules.internal.UnmappedRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
@@ -52,7 +51,7 @@ import org.springframework.web.reactive.result.method.annotation.ArgumentResolve
 import dev.ratelimit.rules.flow.RateLimitContext;
 
 /**
- * Applies the shared {@link RateLimitRules} in reactive (WebFlux) applications: a
+ * Applies the shared {@link RateLimitRuleRegistry rules} in reactive (WebFlux) applications: a
  * {@link RateLimitWebFilter} ahead of Spring Security for the rules from properties, and a
  * {@link RateLimitHandlerWebFilter} behind it for the rules of annotated handlers and those keyed by
  * {@code principal}. Neither blocks a thread on Redis.
@@ -64,7 +63,7 @@ import dev.ratelimit.rules.flow.RateLimitContext;
 @ConditionalOnWebApplication(type = Type.REACTIVE)
 @ConditionalOnClass({ RateLimitWebFilter.class, WebFilter.class, RequestMappingHandlerMapping.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@ConditionalOnBean(RateLimitRules.class)
+@ConditionalOnBean(RateLimitRuleRegistry.class)
 @EnableConfigurationProperties(RateLimitFilterProperties.class)
 public final class RateLimitWebFluxAutoConfiguration {
 
@@ -155,7 +154,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean({ ServerWebExchangeContextFilter.class, RateLimitExchangeContextFilter.class })
-	RateLimitExchangeContextFilter rateLimitExchangeContextFilter(RateLimitRules rules) {
+	RateLimitExchangeContextFilter rateLimitExchangeContextFilter(RateLimitRuleRegistry rules) {
 		return new RateLimitExchangeContextFilter(rules);
 	}
 
@@ -164,9 +163,9 @@ public final class RateLimitWebFluxAutoConfiguration {
 	 */
 	static final class RateLimitExchangeContextFilter implements WebFilter {
 
-		private final RateLimitRules rules;
+		private final RateLimitRuleRegistry rules;
 
-		RateLimitExchangeContextFilter(RateLimitRules rules) {
+		RateLimitExchangeContextFilter(RateLimitRuleRegistry rules) {
 			this.rules = rules;
 		}
 
@@ -183,7 +182,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitWebFluxHandlers rateLimitWebFluxHandlers(RateLimitRules rules, ListableBeanFactory beanFactory) {
+	RateLimitWebFluxHandlers rateLimitWebFluxHandlers(RateLimitRuleRegistry rules, ListableBeanFactory beanFactory) {
 		return new RateLimitWebFluxHandlers(rules, beanFactory);
 	}
 
@@ -196,11 +195,11 @@ public final class RateLimitWebFluxAutoConfiguration {
 		/** The handler mapping of Spring Cloud Gateway's routes. */
 		private static final String GATEWAY_HANDLER_MAPPING = "org.springframework.cloud.gateway.handler.RoutePredicateHandlerMapping";
 
-		private final RateLimitRules rules;
+		private final RateLimitRuleRegistry rules;
 
 		private final ListableBeanFactory beanFactory;
 
-		RateLimitWebFluxHandlers(RateLimitRules rules, ListableBeanFactory beanFactory) {
+		RateLimitWebFluxHandlers(RateLimitRuleRegistry rules, ListableBeanFactory beanFactory) {
 			this.rules = rules;
 			this.beanFactory = beanFactory;
 		}
@@ -244,7 +243,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 			}
 			// gRPC methods, which rules match by path too, as their technology tells
 			mapped.addAll(RateLimitStack.otherMappedPaths(this.beanFactory.getBeanProvider(RateLimitStack.class)));
-			UnmappedRules.warn(this.rules.pathRules(), mapped);
+			this.rules.warnOfUnmappedRules(mapped);
 		}
 
 	}
