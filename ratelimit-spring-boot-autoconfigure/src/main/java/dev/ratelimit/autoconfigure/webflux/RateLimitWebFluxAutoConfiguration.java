@@ -13,6 +13,7 @@ import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.web.reactive.RateLimitExchangeContextFilter;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
@@ -42,7 +43,6 @@ import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerM
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
-import org.springframework.web.server.WebFilterChain;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.reactive.BindingContext;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
@@ -147,37 +147,13 @@ public final class RateLimitWebFluxAutoConfiguration {
 	}
 
 	/**
-	 * Puts each exchange in the Reactor context of its chain, as Spring's {@link ServerWebExchangeContextFilter}
-	 * does, where the {@link dev.ratelimit.RateLimited} bean methods returning a publisher that a handler calls read
-	 * their request's keys; only once such a method has a key the request gives, so that other applications pay
-	 * nothing for it.
+	 * Puts each exchange in the Reactor context of its chain once a {@link dev.ratelimit.RateLimited} bean method reads
+	 * requests, unless the application puts it there itself ({@link ServerWebExchangeContextFilter}).
 	 */
 	@Bean
 	@ConditionalOnMissingBean({ ServerWebExchangeContextFilter.class, RateLimitExchangeContextFilter.class })
 	RateLimitExchangeContextFilter rateLimitExchangeContextFilter(RateLimitRuleRegistry rules) {
 		return new RateLimitExchangeContextFilter(rules);
-	}
-
-	/**
-	 * Puts the exchange in the Reactor context of its chain once a limited bean method reads requests.
-	 */
-	static final class RateLimitExchangeContextFilter implements WebFilter {
-
-		private final RateLimitRuleRegistry rules;
-
-		RateLimitExchangeContextFilter(RateLimitRuleRegistry rules) {
-			this.rules = rules;
-		}
-
-		@Override
-		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-			if (!this.rules.methodRulesReadRequests()) {
-				return chain.filter(exchange);
-			}
-			return chain.filter(exchange)
-				.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
-		}
-
 	}
 
 	@Bean
