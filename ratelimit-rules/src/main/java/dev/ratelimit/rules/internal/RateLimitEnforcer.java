@@ -36,7 +36,7 @@ import dev.ratelimit.rules.RateLimitRule;
  *
  * @since 0.1.0
  */
-public final class RateLimitEnforcer implements AutoCloseable {
+final class RateLimitEnforcer implements AutoCloseable {
 
 	private final RateLimitRules rules;
 

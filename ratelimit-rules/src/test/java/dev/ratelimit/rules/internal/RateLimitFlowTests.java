@@ -1,6 +1,5 @@
 package dev.ratelimit.rules.internal;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,21 +8,22 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.FailureMode;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitPlanResolver;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.LimitDefinition;
 import dev.ratelimit.rules.MissingKey;
 import dev.ratelimit.rules.PlanSource;
@@ -35,7 +35,6 @@ import dev.ratelimit.rules.flow.AppliedLimit;
 import dev.ratelimit.rules.flow.DetachedCall;
 import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
-import dev.ratelimit.rules.flow.RateLimitObserver;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.TestRules;
 
@@ -177,14 +176,16 @@ class RateLimitFlowTests {
 	@Test
 	void aNonBlockingExchangeLooksPlansUpAwayFromItsThreadAndABlockingOneAsItDecides() {
 		AtomicInteger asked = new AtomicInteger();
-		RateLimitPlans plans = new RateLimitPlans((name) -> (rule, key) -> {
+		Function<String, RateLimitPlanResolver> plans = (name) -> (rule, key) -> {
 			asked.incrementAndGet();
 			return "pro";
-		}, Duration.ofMinutes(1), 100);
+		};
 		RateLimitRule planned = this.byAddress.toBuilder()
 			.plans(new PlanSource.Bean("plans"), Map.of("pro", List.of(new RateLimit(5, Duration.ofMinutes(1)))))
 			.build();
-		RateLimitFlow flow = flow(List.of(planned), AddressLists.NONE, plans);
+		RateLimitFlow flow = engine(List.of(planned), AddressLists.NONE).planResolvers(plans, Duration.ofMinutes(1), 100)
+			.build()
+			.flow();
 		FakeExchange reactive = new FakeExchange(false, "10.0.0.6");
 		assertThat(flow.beforeAuthentication(reactive).join()).isTrue();
 		assertThat(reactive.blockingTasks).isEqualTo(1);
@@ -213,18 +214,14 @@ class RateLimitFlowTests {
 	}
 
 	private RateLimitFlow flow(List<RateLimitRule> pathRules, AddressLists lists) {
-		return flow(pathRules, lists, RateLimitPlans.NONE);
+		return engine(pathRules, lists).build().flow();
 	}
 
-	private RateLimitFlow flow(List<RateLimitRule> pathRules, AddressLists lists, RateLimitPlans plans) {
-		RateLimitRules rules = new RateLimitRules(pathRules, this.factory, Map.of(Algorithm.FIXED_WINDOW, this.limiter),
-				lists);
-		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
-				plans, Clock.systemUTC());
-		return RateLimitEngine.builder(rules, enforcer)
-			.addresses(new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR))
-			.headers(new RateLimitHeaders(true, false))
-			.build();
+	private RateLimitEngine.Builder engine(List<RateLimitRule> pathRules, AddressLists lists) {
+		return RateLimitEngine.builder(this.factory)
+			.pathRules(pathRules)
+			.limiters(Map.of(Algorithm.FIXED_WINDOW, this.limiter))
+			.addressLists(lists.allow(), lists.deny());
 	}
 
 	/** A call that is no request and has no client address, such as a bean method's outside any request. */
