@@ -32,7 +32,7 @@ import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.rules.ResponseStatuses;
 import dev.ratelimit.rules.flow.AfterResponse;
 import dev.ratelimit.rules.flow.AppliedLimit;
-import dev.ratelimit.rules.flow.DetachedCall;
+import dev.ratelimit.rules.flow.TestCall;
 import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
@@ -77,7 +77,8 @@ class RateLimitFlowTests {
 	@Test
 	void callsWithoutAClientAddressShareOneBudgetAndTheirRefusalNamesTheCall() {
 		RateLimitFlow flow = flow(List.of(), AddressLists.NONE);
-		List<Call> calls = List.of(new Call("call of A.a()"), new Call("call of B.b()"), new Call("call of C.c()"));
+		List<TestCall> calls = List.of(new TestCall("call of A.a()"), new TestCall("call of B.b()"),
+				new TestCall("call of C.c()"));
 		assertThat(flow.apply(calls.get(0), List.of(this.byAddress)).join()).isTrue();
 		assertThat(flow.apply(calls.get(1), List.of(this.byAddress)).join()).isTrue();
 		assertThat(flow.apply(calls.get(2), List.of(this.byAddress)).join()).isFalse();
@@ -222,32 +223,6 @@ class RateLimitFlowTests {
 			.pathRules(pathRules)
 			.limiters(Map.of(Algorithm.FIXED_WINDOW, this.limiter))
 			.addressLists(lists.allow(), lists.deny());
-	}
-
-	/** A call that is no request and has no client address, such as a bean method's outside any request. */
-	private static final class Call extends DetachedCall {
-
-		private final String description;
-
-		Call(String description) {
-			this.description = description;
-		}
-
-		@Override
-		public String describe() {
-			return this.description;
-		}
-
-		@Override
-		public @Nullable String clientAddress() {
-			return null;
-		}
-
-		@Override
-		public boolean mayBlock() {
-			return true;
-		}
-
 	}
 
 	/** An entry point's request: what the flow read and wrote is kept to be asserted. */
