@@ -59,12 +59,14 @@ class RateLimitConcurrencyOnEveryStackTests {
 	void reset() {
 		Work.inFlight.set(0);
 		Work.most.set(0);
+		Work.full = CompletableFuture.completedFuture(null);
 	}
 
 	@ParameterizedTest
 	@EnumSource(WebStack.class)
 	void fiftyClientsOnTwoInstancesNeverHaveMoreThanTheLimitInFlight(WebStack stack) throws Exception {
 		List<StackApp> apps = instances(stack);
+		Work.full = new CompletableFuture<>();
 		int clients = 50;
 		int rounds = 4;
 		ExecutorService threads = Executors.newFixedThreadPool(clients);
@@ -256,14 +258,30 @@ class RateLimitConcurrencyOnEveryStackTests {
 
 		static volatile CompletableFuture<String> release = CompletableFuture.completedFuture("done");
 
-		/** Work that lasts 20 ms, answered asynchronously: on the servlet stack the slot is given back when it completes. */
+		/**
+		 * Completes once as many requests as {@code export} allows at a time were in the handler together; complete
+		 * unless a test waits for that.
+		 */
+		static volatile CompletableFuture<Void> full = CompletableFuture.completedFuture(null);
+
+		/**
+		 * Work answered asynchronously (on the servlet stack the slot is given back when it completes): it lasts until
+		 * the limit's 5 requests were in the handler together (2 s at most) when a test waits for that, then 20 ms, so that the test sees the
+		 * limit reached however slowly a loaded machine lets the clients in, and sees a sixth if one got in.
+		 */
 		@GetMapping("/export")
 		CompletableFuture<String> export() {
-			most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-			return CompletableFuture.supplyAsync(() -> {
-				inFlight.decrementAndGet();
-				return "exported";
-			}, CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS));
+			int now = inFlight.incrementAndGet();
+			most.accumulateAndGet(now, Math::max);
+			if (now >= 5) {
+				full.complete(null);
+			}
+			return full.copy()
+				.completeOnTimeout(null, 2, TimeUnit.SECONDS)
+				.thenApplyAsync((filled) -> {
+					inFlight.decrementAndGet();
+					return "exported";
+				}, CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS));
 		}
 
 		/** Work that lasts until the test lets it end. */
