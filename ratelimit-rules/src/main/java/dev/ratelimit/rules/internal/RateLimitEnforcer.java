@@ -5,11 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.PrefetchingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitKeys;
@@ -53,6 +56,9 @@ public final class RateLimitEnforcer implements AutoCloseable {
 	private final EnforcerLogs logs;
 
 	private final SlotLeases leases;
+
+	/** The prefetching limiter of each limiter and batch size in use: a hot key's permits spent in this instance. */
+	private final ConcurrentMap<Prefetch, PrefetchingRateLimiter> prefetching = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates an enforcer.
@@ -231,7 +237,7 @@ public final class RateLimitEnforcer implements AutoCloseable {
 	private CompletableFuture<Taken> decide(RateLimitRule rule, Budget budget, boolean async) {
 		// a rule that counts responses by status is charged now too, so that concurrent requests can never take
 		// more than its budget, and gives the permits back after a response whose status it does not count
-		RateLimiter limiter = this.rules.limiter(rule);
+		RateLimiter limiter = limiter(rule);
 		RateLimit concurrency = rule.concurrency();
 		try {
 			if (concurrency == null) {
@@ -289,6 +295,23 @@ public final class RateLimitEnforcer implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * The limiter that decides a rule's requests: its algorithm's, or for a rule with {@code prefetch} the one that
+	 * spends batches of permits taken from it.
+	 */
+	private RateLimiter limiter(RateLimitRule rule) {
+		RateLimiter limiter = this.rules.limiter(rule);
+		if (rule.prefetch() <= 0) {
+			return limiter;
+		}
+		return this.prefetching.computeIfAbsent(new Prefetch(limiter, rule.prefetch()),
+				(key) -> PrefetchingRateLimiter.builder(key.limiter(), key.permits()).build());
+	}
+
+	/** A limiter and how many permits of a key its prefetching limiter takes at once. */
+	private record Prefetch(RateLimiter limiter, long permits) {
+	}
+
 	private static CompletableFuture<RateLimitSlot> slot(RateLimiter limiter, String key, RateLimit concurrency,
 			boolean async) {
 		return async ? limiter.tryAcquireSlotAsync(key, concurrency.limit(), concurrency.window())
@@ -308,9 +331,10 @@ public final class RateLimitEnforcer implements AutoCloseable {
 	private boolean decidesTogether(List<RateLimitRule> applicable) {
 		List<RateLimiter> limiters = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			if (rule.neverRefuses() || rule.countStatuses() != null || rule.costFrom() != null || rule.block() != null) {
+			if (rule.neverRefuses() || rule.countStatuses() != null || rule.costFrom() != null || rule.block() != null
+					|| rule.prefetch() > 0) {
 				// the refusal of a shadow or soft rule must not keep the others from being charged; checks and blocks
-				// have scripts of their own
+				// have scripts of their own; a prefetching rule spends permits it took earlier
 				return false;
 			}
 			limiters.add(this.rules.limiter(rule));
@@ -528,10 +552,14 @@ public final class RateLimitEnforcer implements AutoCloseable {
 
 	}
 
-	/** Stops renewing slots: those still held come back when their leases end. */
+	/**
+	 * Stops renewing slots (those still held come back when their leases end) and gives back the permits prefetching
+	 * rules hold unspent.
+	 */
 	@Override
 	public void close() {
 		this.leases.close();
+		this.prefetching.values().forEach(PrefetchingRateLimiter::close);
 	}
 
 	/** The budgets of requests under rules, for the flow's plan look-ups. */
