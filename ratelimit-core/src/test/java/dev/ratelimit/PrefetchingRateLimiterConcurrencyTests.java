@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Two instances (two limiter stacks as the starter builds them: a Redis limiter with its denial cache, under a
  * prefetching one) on one Redis, one hot key, many threads started together, demand three times the limit in one
  * long window: never more than the limit across both, at least the limit less a batch per instance, a Redis call
- * for every fifth of a batch at most, and what an instance holds given back when it closes.
+ * for every fifth of a batch at most, headers never more generous than the budget, and what an instance holds given
+ * back when it closes.
  */
 class PrefetchingRateLimiterConcurrencyTests {
 
@@ -71,6 +72,7 @@ class PrefetchingRateLimiterConcurrencyTests {
 		int demand = 3 * (int) this.limit.limit();
 		AtomicInteger admitted = new AtomicInteger();
 		AtomicInteger asked = new AtomicInteger();
+		java.util.Queue<Long> announced = new java.util.concurrent.ConcurrentLinkedQueue<>();
 		CountDownLatch start = new CountDownLatch(1);
 		ExecutorService threads = Executors.newFixedThreadPool(THREADS);
 		try {
@@ -85,6 +87,7 @@ class PrefetchingRateLimiterConcurrencyTests {
 								: limiter.tryAcquire("hot", this.limit);
 						if (decision.allowed()) {
 							admitted.incrementAndGet();
+							announced.add(decision.remaining());
 						}
 					}
 					return null;
@@ -105,6 +108,12 @@ class PrefetchingRateLimiterConcurrencyTests {
 		assertThat(admitted.get()).isLessThanOrEqualTo((int) this.limit.limit())
 			.isGreaterThanOrEqualTo((int) (this.limit.limit() - 2 * prefetch));
 		assertThat((double) calls / admitted.get()).as("Redis calls per admitted request").isLessThanOrEqualTo(2.0 / prefetch);
+		// truthful headers: no more than limit - x requests were told that x or more permits remained
+		List<Long> told = announced.stream().sorted(java.util.Comparator.reverseOrder()).toList();
+		for (int i = 0; i < told.size(); i++) {
+			assertThat(told.get(i)).as("the %d-th most generous remaining announced", i + 1)
+				.isLessThanOrEqualTo(this.limit.limit() - (i + 1));
+		}
 		a.close();
 		b.close();
 		long left = RedisRateLimiter.builder(Algorithm.FIXED_WINDOW, RedisTestServer.shared().template())
