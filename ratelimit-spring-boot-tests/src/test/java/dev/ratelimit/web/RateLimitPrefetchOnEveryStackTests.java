@@ -16,13 +16,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Rules with {@code prefetch} on every stack and a real Redis: a key's permits taken in batches admit exactly the
  * limit and refuse the next, with headers that never tell more than the budget Redis left (less what was spent since);
- * and the combinations that cannot work stop startup naming {@code ratelimit.rules.<name>.prefetch}.
+ * what an instance holds comes back when it shuts down; and the combinations that cannot work stop startup naming
+ * {@code ratelimit.rules.<name>.prefetch}.
  */
 class RateLimitPrefetchOnEveryStackTests {
 
-	private static final StackApps apps = new StackApps(Map.of("ratelimit.rules.hot.paths", "/api/**",
+	private static final Map<String, String> HOT = Map.of("ratelimit.rules.hot.paths", "/api/**",
 			"ratelimit.rules.hot.key", "header:X-Api-Key", "ratelimit.rules.hot.limit", "5",
-			"ratelimit.rules.hot.window", "1h", "ratelimit.rules.hot.prefetch", "2"));
+			"ratelimit.rules.hot.window", "1h", "ratelimit.rules.hot.prefetch", "2");
+
+	private static final StackApps apps = new StackApps(HOT);
 
 	@AfterAll
 	static void stop() {
@@ -46,6 +49,26 @@ class RateLimitPrefetchOnEveryStackTests {
 		assertThat(refused.status()).isEqualTo(429);
 		assertThat(refused.header("RateLimit")).hasValue("\"hot\";r=0;t=3600");
 		assertThat(app.get("/api/orders", "X-Api-Key", "beta").status()).as("another key's budget").isEqualTo(200);
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void anInstanceThatShutsDownGivesBackWhatItHeldForTheNextToAdmit(WebStack stack) {
+		Map<String, String> shared = new java.util.HashMap<>(HOT);
+		shared.put("ratelimit.key-prefix", "prefetch-" + java.util.UUID.randomUUID().toString().substring(0, 8));
+		try (StackApp first = stack.start(shared)) {
+			// a batch of 2: this request's permit, and one held
+			assertThat(first.get("/api/orders", "X-Api-Key", "alpha").header("RateLimit")).hasValue("\"hot\";r=3;t=3600");
+		}
+		try (StackApp second = stack.start(shared)) {
+			int admitted = 0;
+			for (int i = 0; i < 6; i++) {
+				if (second.get("/api/orders", "X-Api-Key", "alpha").status() == 200) {
+					admitted++;
+				}
+			}
+			assertThat(admitted).as("the 4 left of 5, the permit the first held given back at its shutdown").isEqualTo(4);
+		}
 	}
 
 	@ParameterizedTest
