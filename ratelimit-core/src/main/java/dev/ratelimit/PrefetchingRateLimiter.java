@@ -129,6 +129,7 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 	@Override
 	public CompletableFuture<List<RateLimitDecision>> tryAcquireAsync(String key, List<RateLimit> limits,
 			long permits) {
+		RateLimiter.checkCost("permits", permits, 1);
 		long size = batchSize(limits);
 		if (this.closed || permits >= size) {
 			return this.delegate.tryAcquireAsync(key, limits, permits);

@@ -228,13 +228,19 @@ class PrefetchingRateLimiterTests {
 	}
 
 	@Test
-	void refusesTheSlidingWindowLog() {
+	void refusesTheSlidingWindowLogABatchBelowOneAndACallOfNoPermits() {
 		RedisRateLimiter redis = redis(Algorithm.SLIDING_WINDOW_LOG, counting());
 		assertThatIllegalArgumentException().isThrownBy(() -> PrefetchingRateLimiter.builder(redis, 4))
 			.withMessageContaining("sliding-window-log");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> PrefetchingRateLimiter.builder(redis(Algorithm.GCRA, counting()), 0))
 			.withMessageContaining("prefetch must be at least 1");
+		PrefetchingRateLimiter limiter = prefetching(redis(Algorithm.FIXED_WINDOW, counting()), 4);
+		RateLimit limit = RateLimit.of(10, Duration.ofHours(1));
+		limiter.tryAcquire("hot", limit);
+		assertThatIllegalArgumentException().as("not even from a batch that holds permits")
+			.isThrownBy(() -> limiter.tryAcquire("hot", List.of(limit), 0))
+			.withMessageContaining("permits");
 	}
 
 }
