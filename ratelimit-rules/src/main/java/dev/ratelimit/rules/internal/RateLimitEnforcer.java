@@ -5,14 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.FailureMode;
-import dev.ratelimit.PrefetchingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitKeys;
@@ -59,8 +56,8 @@ public final class RateLimitEnforcer implements AutoCloseable, SmartLifecycle {
 
 	private final SlotLeases leases;
 
-	/** The prefetching limiter of each limiter and batch size in use: a hot key's permits spent in this instance. */
-	private final ConcurrentMap<Prefetch, PrefetchingRateLimiter> prefetching = new ConcurrentHashMap<>();
+	/** The limiters of rules with {@code prefetch}: a hot key's permits spent in this instance. */
+	private final PrefetchingLimiters prefetching;
 
 	private volatile boolean running;
 
@@ -84,6 +81,7 @@ public final class RateLimitEnforcer implements AutoCloseable, SmartLifecycle {
 		this.budgets = new RuleBudgets(plans, clock, this.logs);
 		this.settlement = new StatusSettlement(this.logs);
 		this.leases = new SlotLeases(this.logs, System::nanoTime);
+		this.prefetching = new PrefetchingLimiters(this.logs);
 	}
 
 	/**
@@ -304,16 +302,7 @@ public final class RateLimitEnforcer implements AutoCloseable, SmartLifecycle {
 	 * spends batches of permits taken from it.
 	 */
 	private RateLimiter limiter(RateLimitRule rule) {
-		RateLimiter limiter = this.rules.limiter(rule);
-		if (rule.prefetch() <= 0) {
-			return limiter;
-		}
-		return this.prefetching.computeIfAbsent(new Prefetch(limiter, rule.prefetch()),
-				(key) -> PrefetchingRateLimiter.builder(key.limiter(), key.permits()).build());
-	}
-
-	/** A limiter and how many permits of a key its prefetching limiter takes at once. */
-	private record Prefetch(RateLimiter limiter, long permits) {
+		return this.prefetching.of(rule, this.rules.limiter(rule));
 	}
 
 	private static CompletableFuture<RateLimitSlot> slot(RateLimiter limiter, String key, RateLimit concurrency,
@@ -568,7 +557,7 @@ public final class RateLimitEnforcer implements AutoCloseable, SmartLifecycle {
 
 	/** Gives back what prefetching rules hold unspent; their requests are decided in Redis one by one from now on. */
 	private void givePrefetchedBack() {
-		this.prefetching.values().forEach(PrefetchingRateLimiter::close);
+		this.prefetching.close();
 	}
 
 	/** Marks the enforcer running, for {@link #stop()}. */
