@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The module rules of docs/architecture.md: each technology's runtime module ({@code ratelimit-webmvc},
  * {@code -webflux}, {@code -grpc}, {@code -client}, {@code -method}) uses of the engine only its SPI and its model,
  * needs no Spring Boot and knows no other technology; the engine's auto-configuration knows no technology, each
- * technology's auto-configuration only its own runtime. Over the main classes of every module on this module's class
- * path (the gateway module has its own rules).
+ * technology's auto-configuration only its own runtime; the Boot module builds the engine with
+ * {@link RateLimitEngine#builder} and uses no other type of {@code dev.ratelimit.rules.internal}. Over the main
+ * classes of every module on this module's class path (the gateway module has its own rules).
  */
 class ModuleArchitectureTests {
 
@@ -131,6 +133,18 @@ class ModuleArchitectureTests {
 						+ "the bean-method entry point the call a method is called in)")
 				.check(classes);
 		}
+	}
+
+	@Test
+	void theBootModuleAssemblesTheEngineThroughItsBuilderAlone() {
+		noClasses().that()
+			.resideInAnyPackage("dev.ratelimit.autoconfigure..", "dev.ratelimit.actuate..")
+			.should()
+			.dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.ratelimit.rules.internal..")
+				.and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(RateLimitEngine.class))))
+			.because("the engine is built by RateLimitEngine.builder() and read through dev.ratelimit.rules.flow; "
+					+ "every other type of dev.ratelimit.rules.internal is the engine's own")
+			.check(classes);
 	}
 
 	private static String[] concat(String[] first, String... more) {

@@ -5,11 +5,11 @@ import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.internal.RateLimitRules;
 import dev.ratelimit.rules.RuleKey;
-import dev.ratelimit.rules.internal.CidrBlock;
 
 /**
  * Finds the budget an operation of the endpoint is about: the rule by its name, the key as the path or the
@@ -17,13 +17,13 @@ import dev.ratelimit.rules.internal.CidrBlock;
  */
 final class EndpointKeys {
 
-	private final RateLimitRules rules;
+	private final RateLimitRuleRegistry rules;
 
 	private final ClientAddressResolver addresses;
 
 	private final boolean reactive;
 
-	EndpointKeys(RateLimitRules rules, ClientAddressResolver addresses, boolean reactive) {
+	EndpointKeys(RateLimitRuleRegistry rules, ClientAddressResolver addresses, boolean reactive) {
 		this.rules = rules;
 		this.addresses = addresses;
 		this.reactive = reactive;

@@ -8,7 +8,6 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.rules.internal.TrustedProxies;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
@@ -23,14 +22,14 @@ import dev.ratelimit.actuate.RateLimitDescriptors.ReloadDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.ResetDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RulesDescriptor;
-import dev.ratelimit.rules.internal.AddressLists;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.CalendarPeriod;
 import dev.ratelimit.rules.PlanSource;
-import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.flow.RateLimitPlanCache;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -44,18 +43,19 @@ import org.springframework.boot.convert.DurationStyle;
  * The {@code ratelimit} actuator endpoint: the rules in force; one key's state under a rule, read
  * without charging it; and a reset of one key, for support staff unblocking a customer. The key is the
  * value the rule's key resolves to: a client address for {@code ip}, the header's value for
- * {@code header:<Name>}, and so on. Reads the {@link RateLimitRules}, whichever web stack applies them.
+ * {@code header:<Name>}, and so on. Reads the engine's {@link RateLimitRuleRegistry}, whichever entry point applies
+ * the rules.
  *
  * @since 0.1.0
  */
 @Endpoint(id = "ratelimit")
 public class RateLimitEndpoint {
 
-	private final RateLimitRules rules;
+	private final RateLimitRuleRegistry rules;
 
 	private final EndpointKeys keys;
 
-	private final RateLimitPlans plans;
+	private final @Nullable RateLimitPlanCache plans;
 
 	private final @Nullable Supplier<List<String>> reload;
 
@@ -74,11 +74,11 @@ public class RateLimitEndpoint {
 
 	/**
 	 * Starts an endpoint over the rules in force; the {@link RateLimitEndpointConfiguration} beside it is its one
-	 * caller, as the engine's registry is no public type.
+	 * caller.
 	 * @param rules the rules and their limiters
 	 * @return the builder
 	 */
-	static Builder builder(RateLimitRules rules) {
+	static Builder builder(RateLimitRuleRegistry rules) {
 		return new Builder(rules);
 	}
 
@@ -102,9 +102,9 @@ public class RateLimitEndpoint {
 		}
 		CircuitBreaker.State state = (this.circuitBreaker != null) ? this.circuitBreaker.state() : null;
 		String redis = (state == null) ? "unknown" : (state == CircuitBreaker.State.CLOSED) ? "up" : "down";
-		AddressLists lists = this.rules.addressLists();
 		return new RulesDescriptor(this.failureMode.id(), redis, (state != null) ? state.id() : "unknown", rules,
-				lists.allow().stream().map(Object::toString).toList(), lists.deny().stream().map(Object::toString).toList());
+				this.rules.allowedAddresses().stream().map(Object::toString).toList(),
+				this.rules.deniedAddresses().stream().map(Object::toString).toList());
 	}
 
 	/**
@@ -163,8 +163,8 @@ public class RateLimitEndpoint {
 		// the limits of the plan this instance remembers for the key: reading a key never makes the plan resolver
 		// look it up (a caller could have it look up any key), and the plan's name is not shown; a plan from a
 		// header is the request's, unknown here
-		String plan = (found.plan() instanceof PlanSource.Bean && !Boolean.TRUE.equals(clientAddress))
-				? this.plans.rememberedPlan(found, target.key()) : null;
+		String plan = (found.plan() instanceof PlanSource.Bean && this.plans != null
+				&& !Boolean.TRUE.equals(clientAddress)) ? this.plans.rememberedPlan(found, target.key()) : null;
 		List<RateLimit> planLimits = found.limitsOf(plan);
 		String budgetId = target.budgetId();
 		CalendarPeriod.Budget quota = found.calendarBudget(budgetId, planLimits, Instant.now());
@@ -279,21 +279,22 @@ public class RateLimitEndpoint {
 	 */
 	static final class Builder {
 
-		private final RateLimitRules rules;
+		private final RateLimitRuleRegistry rules;
 
 		private FailureMode failureMode = FailureMode.FAIL_OPEN;
 
 		private @Nullable CircuitBreaker circuitBreaker;
 
-		private RateLimitPlans plans = RateLimitPlans.NONE;
+		private @Nullable RateLimitPlanCache plans;
 
 		private @Nullable Supplier<List<String>> reload;
 
-		private ClientAddressResolver addresses = new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
+		private ClientAddressResolver addresses = RateLimitEngine.trustedProxies(List.of(),
+				ForwardedHeader.X_FORWARDED_FOR, 128);
 
 		private boolean reactive;
 
-		private Builder(RateLimitRules rules) {
+		private Builder(RateLimitRuleRegistry rules) {
 			this.rules = rules;
 		}
 
@@ -318,11 +319,11 @@ public class RateLimitEndpoint {
 		}
 
 		/**
-		 * Sets what finds a key's plan under a rule whose plans a resolver bean names.
-		 * @param keyPlans the plans
+		 * Sets the plans remembered for keys under rules whose plans a resolver bean names.
+		 * @param keyPlans the plans, or {@code null} when there are none
 		 * @return this builder
 		 */
-		Builder plans(RateLimitPlans keyPlans) {
+		Builder plans(@Nullable RateLimitPlanCache keyPlans) {
 			this.plans = keyPlans;
 			return this;
 		}

@@ -7,9 +7,9 @@ import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitRulesReload;
 import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
-import dev.ratelimit.rules.internal.RateLimitPlans;
-import dev.ratelimit.rules.internal.RateLimitRules;
-import dev.ratelimit.rules.internal.TrustedProxies;
+import dev.ratelimit.rules.flow.RateLimitPlanCache;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -21,8 +21,7 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Makes the {@link RateLimitEndpoint} from the engine's registry of rules, for
  * {@code dev.ratelimit.autoconfigure.actuate.RateLimitEndpointAutoConfiguration}, which imports it under its
- * conditions: it stands beside the endpoint because the endpoint is built from types of the engine that no public
- * signature names.
+ * conditions: it stands beside the endpoint, whose builder is package-private.
  *
  * @since 0.1.0
  */
@@ -31,17 +30,17 @@ public final class RateLimitEndpointConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEndpoint rateLimitEndpoint(RateLimitRules rules, RateLimitProperties properties,
-			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlans> plans,
+	RateLimitEndpoint rateLimitEndpoint(RateLimitRuleRegistry rules, RateLimitProperties properties,
+			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlanCache> plans,
 			ObjectProvider<RateLimitRulesReload> reload, ObjectProvider<ClientAddressResolver> addresses,
 			ApplicationContext context) {
 		RateLimitRulesReload rulesReload = reload.getIfAvailable();
 		return RateLimitEndpoint.builder(rules)
 			.failureMode(properties.getFailureMode())
 			.circuitBreaker(circuitBreaker.getIfAvailable())
-			.plans(plans.getIfAvailable(() -> RateLimitPlans.NONE))
+			.plans(plans.getIfAvailable())
 			.reload((rulesReload != null) ? rulesReload::reload : null)
-			.addresses(addresses.getIfAvailable(() -> new TrustedProxies(List.of(),
+			.addresses(addresses.getIfAvailable(() -> RateLimitEngine.trustedProxies(List.of(),
 					ForwardedHeader.X_FORWARDED_FOR, properties.getIpv6PrefixLength())))
 			.reactive(context instanceof ReactiveWebApplicationContext)
 			.build();

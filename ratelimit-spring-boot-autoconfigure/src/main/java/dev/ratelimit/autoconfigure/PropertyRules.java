@@ -10,9 +10,8 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.rules.internal.AddressLists;
 import dev.ratelimit.rules.CalendarPeriod;
-import dev.ratelimit.rules.internal.CidrBlock;
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.KeyResolvers;
 import dev.ratelimit.rules.LimitDefinition;
@@ -45,9 +44,18 @@ public final class PropertyRules {
 		return blocks;
 	}
 
-	static AddressLists addressLists(RateLimitProperties properties) {
-		return new AddressLists(blocks("ratelimit.allow.addresses", properties.getAllow().getAddresses()),
-				blocks("ratelimit.deny.addresses", properties.getDeny().getAddresses()));
+	/**
+	 * Returns the client addresses of {@code ratelimit.allow.addresses}, whose calls skip every rule.
+	 */
+	static List<CidrBlock> allowed(RateLimitProperties properties) {
+		return blocks("ratelimit.allow.addresses", properties.getAllow().getAddresses());
+	}
+
+	/**
+	 * Returns the client addresses of {@code ratelimit.deny.addresses}, whose calls are refused before any rule.
+	 */
+	static List<CidrBlock> denied(RateLimitProperties properties) {
+		return blocks("ratelimit.deny.addresses", properties.getDeny().getAddresses());
 	}
 
 	static List<RateLimitRule> of(RateLimitProperties properties, RateLimitRuleFactory factory,

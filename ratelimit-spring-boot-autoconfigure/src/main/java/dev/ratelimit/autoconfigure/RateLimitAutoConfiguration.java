@@ -134,7 +134,7 @@ public final class RateLimitAutoConfiguration {
 
 		/**
 		 * Builds the limiter that decides rules: without a fallback, since the
-		 * {@link dev.ratelimit.rules.internal.RateLimitEnforcer} applies every failure mode itself, with the same
+		 * engine (its enforcer) applies every failure mode itself, with the same
 		 * in-memory limiter and keys.
 		 */
 		RedisRateLimiter forRules(Algorithm algorithm) {

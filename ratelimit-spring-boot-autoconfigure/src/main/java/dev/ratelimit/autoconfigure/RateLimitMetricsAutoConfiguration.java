@@ -9,7 +9,8 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.RateLimiterTimeoutException.Culprit;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.LocalDenialCache;
-import dev.ratelimit.rules.internal.MicrometerRateLimitObserver;
+import dev.ratelimit.rules.flow.RateLimitObserver;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -76,9 +77,9 @@ public final class RateLimitMetricsAutoConfiguration {
 	static class DecisionMetricsConfiguration {
 
 		@Bean
-		@ConditionalOnMissingBean
-		MicrometerRateLimitObserver rateLimitMetricsObserver(MeterRegistry registry) {
-			return new MicrometerRateLimitObserver(registry);
+		@ConditionalOnMissingBean(name = "rateLimitMetricsObserver")
+		RateLimitObserver rateLimitMetricsObserver(MeterRegistry registry) {
+			return RateLimitEngine.Builder.micrometerObserver(registry);
 		}
 
 	}

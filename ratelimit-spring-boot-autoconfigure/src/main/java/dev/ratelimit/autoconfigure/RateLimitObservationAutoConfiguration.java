@@ -2,7 +2,8 @@ package dev.ratelimit.autoconfigure;
 
 import io.micrometer.observation.ObservationRegistry;
 
-import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
+import dev.ratelimit.rules.flow.RateLimitObserver;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -25,9 +26,9 @@ import org.springframework.context.annotation.Bean;
 public final class RateLimitObservationAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
-	ObservationRateLimitObserver rateLimitObservationObserver(ObservationRegistry registry) {
-		return new ObservationRateLimitObserver(registry);
+	@ConditionalOnMissingBean(name = "rateLimitObservationObserver")
+	RateLimitObserver rateLimitObservationObserver(ObservationRegistry registry) {
+		return RateLimitEngine.observationObserver(registry);
 	}
 
 }

@@ -7,13 +7,13 @@ import java.util.function.Predicate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.ratelimit.rules.internal.AddressLists;
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.KeyResolvers;
-import dev.ratelimit.rules.internal.RateLimitPlans;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RateLimitRuleFactory;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitPlanCache;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -31,9 +31,9 @@ public final class RateLimitRulesReload {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRulesReload.class);
 
-	private final RateLimitRules rules;
+	private final RateLimitRuleRegistry rules;
 
-	private final RateLimitPlans plans;
+	private final RateLimitPlanCache plans;
 
 	private final ConfigurableEnvironment environment;
 
@@ -43,7 +43,7 @@ public final class RateLimitRulesReload {
 
 	private final KeyResolvers conditions;
 
-	RateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
+	RateLimitRulesReload(RateLimitRuleRegistry rules, RateLimitPlanCache plans, ConfigurableEnvironment environment,
 			Function<RateLimitProperties, RateLimitRuleFactory> factories, Predicate<String> planResolverExists,
 			KeyResolvers conditions) {
 		this.conditions = conditions;
@@ -66,9 +66,10 @@ public final class RateLimitRulesReload {
 		RateLimitRuleFactory factory = this.factories.apply(properties);
 		List<RateLimitRule> pathRules = PropertyRules.of(properties, factory, this.planResolverExists,
 				this.conditions);
-		AddressLists addressLists = PropertyRules.addressLists(properties);
+		List<CidrBlock> allow = PropertyRules.allowed(properties);
+		List<CidrBlock> deny = PropertyRules.denied(properties);
 		try {
-			this.rules.replace(pathRules, addressLists);
+			this.rules.replace(pathRules, allow, deny);
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(ex);

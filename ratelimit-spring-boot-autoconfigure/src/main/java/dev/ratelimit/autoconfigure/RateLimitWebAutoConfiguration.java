@@ -12,25 +12,21 @@ import java.util.Set;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.ratelimit.rules.internal.TrustedProxies;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.KeyResolvers;
-import dev.ratelimit.rules.internal.ProblemDetailRejectionHandler;
-import dev.ratelimit.rules.internal.RateLimitEnforcer;
-import dev.ratelimit.rules.flow.RateLimitFlow;
-import dev.ratelimit.rules.internal.RateLimitHeaders;
-import dev.ratelimit.rules.internal.RateLimitEngine;
-import dev.ratelimit.rules.flow.RateLimitObserver;
-import dev.ratelimit.rules.internal.RateLimitPlans;
-import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RateLimitRuleFactory;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.ClientAddressResolver;
+import dev.ratelimit.rules.flow.RateLimitFlow;
+import dev.ratelimit.rules.flow.RateLimitObserver;
+import dev.ratelimit.rules.flow.RateLimitPlanCache;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -49,10 +45,11 @@ import org.springframework.util.Assert;
 
 /**
  * Registers what every entry point shares (the web stacks and, in any application, {@link dev.ratelimit.RateLimited}
- * bean methods): the {@link RateLimitRules} of {@code ratelimit.rules.*}, of {@link dev.ratelimit.RateLimited}
- * handlers and bean methods with the limiter of each algorithm, the {@link RateLimitEnforcer} that decides requests
- * and applies the failure mode, the {@link RateLimitFlow}, the rate-limit headers, the client-address resolver and
- * the {@link RateLimitRejectionHandler}. The rule model needs spring-web, which the starter brings.
+ * bean methods): the rule engine, built by {@link RateLimitEngine#builder} from {@code ratelimit.*} (the rules of
+ * {@code ratelimit.rules.*} with the limiter of each algorithm, the address lists, the failure mode, the plan cache,
+ * the rate-limit headers), and its parts by their SPI types: the {@link RateLimitRuleRegistry} of every rule in force,
+ * the {@link RateLimitPlanCache} and the {@link RateLimitFlow}; beside it the client-address resolver and the
+ * {@link RateLimitRejectionHandler}. The rule model needs spring-web, which the starter brings.
  *
  * @since 0.1.0
  */
@@ -70,20 +67,15 @@ public final class RateLimitWebAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.ipv6-prefix-length", prefix,
 					"use 1 to 128: 56 (the default) or 64 gives a customer's network one budget, 128 each address");
 		}
-		return new TrustedProxies(PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
+		return RateLimitEngine.trustedProxies(
+				PropertyRules.blocks("ratelimit.trusted-proxies", properties.getTrustedProxies()),
 				properties.getForwardedHeader(), prefix);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
-		return new RateLimitHeaders(properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	RateLimitRejectionHandler rateLimitRejectionHandler() {
-		return new ProblemDetailRejectionHandler();
+		return RateLimitEngine.problemDetails();
 	}
 
 	@Bean
@@ -95,16 +87,28 @@ public final class RateLimitWebAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitRules rateLimitRules(RateLimitProperties properties, ObjectProvider<RateLimiter> limiters,
-			ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts, ConfigurableListableBeanFactory beanFactory,
-			RateLimitRuleFactory factory, ObjectProvider<RateLimitStack> stackBeans) {
+	RateLimitEngine rateLimitEngine(RateLimitProperties properties, RateLimitRuleFactory factory,
+			ObjectProvider<RateLimiter> limiters, ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts,
+			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers,
+			ObjectProvider<Clock> clock, ClientAddressResolver addresses, ObjectProvider<RateLimitStack> stackBeans,
+			ConfigurableListableBeanFactory beanFactory) {
 		List<RateLimitStack> stacks = stackBeans.orderedStream().toList();
 		try {
 			// an application that serves no calls the rules apply to (no stack said it does) leaves them out
-			return new RateLimitRules(!stacks.isEmpty() ? PropertyRules.of(properties, factory,
-					planResolvers(beanFactory)::exists, conditions(beanFactory, stacks)) : pathRulesLeftOut(properties),
-					factory,
-					limiters(limiters, starterParts.getIfAvailable(), beanFactory), PropertyRules.addressLists(properties));
+			List<RateLimitRule> pathRules = !stacks.isEmpty() ? PropertyRules.of(properties, factory,
+					planResolvers(beanFactory)::exists, conditions(beanFactory, stacks)) : pathRulesLeftOut(properties);
+			RateLimitEngine.Builder engine = RateLimitEngine.builder(factory)
+				.pathRules(pathRules)
+				.limiters(limiters(limiters, starterParts.getIfAvailable(), beanFactory))
+				.addressLists(PropertyRules.allowed(properties), PropertyRules.denied(properties))
+				.failureMode(properties.getFailureMode(), local.getIfAvailable())
+				.observer(RateLimitObserver.composite(observers.orderedStream().toList()))
+				// the application's clock, when it has one, tells the periods of calendar quotas
+				.clock(clock.getIfUnique(Clock::systemUTC))
+				.addresses(addresses)
+				.headers(properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy());
+			planCache(engine, properties, beanFactory);
+			return engine.build();
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(ex);
@@ -113,40 +117,43 @@ public final class RateLimitWebAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEnforcer rateLimitEnforcer(RateLimitRules rules, RateLimitProperties properties,
-			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers, RateLimitPlans plans,
-			ObjectProvider<Clock> clock) {
-		// the application's clock, when it has one, tells the periods of calendar quotas
-		return new RateLimitEnforcer(rules, properties.getFailureMode(), local.getIfAvailable(),
-				RateLimitObserver.composite(observers.orderedStream().toList()), plans,
-				clock.getIfUnique(Clock::systemUTC));
+	RateLimitRuleRegistry rateLimitRules(RateLimitEngine engine) {
+		return engine.rules();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitFlow rateLimitFlow(RateLimitRules rules, RateLimitEnforcer enforcer, ClientAddressResolver addresses,
-			RateLimitHeaders headers) {
-		return RateLimitEngine.builder(rules, enforcer).addresses(addresses).headers(headers).build();
+	RateLimitPlanCache rateLimitPlans(RateLimitEngine engine) {
+		return engine.plans();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitPlans rateLimitPlans(RateLimitProperties properties, ListableBeanFactory beanFactory) {
+	RateLimitFlow rateLimitFlow(RateLimitEngine engine) {
+		return engine.flow();
+	}
+
+	/**
+	 * Sets the plan resolvers of {@code plan=bean:<name>} and how long their answers are remembered.
+	 */
+	private static void planCache(RateLimitEngine.Builder engine, RateLimitProperties properties,
+			ListableBeanFactory beanFactory) {
 		RateLimitProperties.PlanCache cache = properties.getPlanCache();
 		Duration ttl = PropertyErrors.check("ratelimit.plan-cache.ttl", cache.getTtl(), (value) -> {
 			Assert.isTrue(!value.isNegative() && !value.isZero(), "the plan cache's ttl must be positive");
 			return value;
 		});
-		return PropertyErrors.check("ratelimit.plan-cache.max-keys", cache.getMaxKeys(),
-				(maxKeys) -> new RateLimitPlans((name) -> beanFactory.getBean(name, RateLimitPlanResolver.class), ttl,
+		PropertyErrors.check("ratelimit.plan-cache.max-keys", cache.getMaxKeys(),
+				(maxKeys) -> engine.planResolvers((name) -> beanFactory.getBean(name, RateLimitPlanResolver.class), ttl,
 						maxKeys));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnWebApplication
-	RateLimitRulesReload rateLimitRulesReload(RateLimitRules rules, RateLimitPlans plans, ConfigurableEnvironment environment,
-			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitStack> stackBeans) {
+	RateLimitRulesReload rateLimitRulesReload(RateLimitRuleRegistry rules, RateLimitPlanCache plans,
+			ConfigurableEnvironment environment, ConfigurableListableBeanFactory beanFactory,
+			ObjectProvider<RateLimitStack> stackBeans) {
 		List<RateLimitStack> stacks = stackBeans.orderedStream().toList();
 		return new RateLimitRulesReload(rules, plans, environment,
 				(properties) -> ruleFactory(properties, beanFactory, stacks), planResolvers(beanFactory)::exists,

@@ -12,7 +12,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.RedisRateLimiter;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -42,7 +42,7 @@ class RateLimitLimiterChoiceTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 					RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
 			.run((context) -> {
-				RateLimitRules rules = context.getBean(RateLimitRules.class);
+				RateLimitRuleRegistry rules = context.getBean(RateLimitRuleRegistry.class);
 				assertThat(rules.limiter(rules.find("api"))).isSameAs(context.getBean("applicationLimiter"));
 				// the starter's own limiter decides the other algorithms
 				assertThat(rules.limiter(rules.find("slow"))).isInstanceOf(RedisRateLimiter.class)
@@ -61,7 +61,7 @@ class RateLimitLimiterChoiceTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 					LateApplicationLimiter.class, RateLimitWebAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class))
 			.run((context) -> {
-				RateLimitRules rules = context.getBean(RateLimitRules.class);
+				RateLimitRuleRegistry rules = context.getBean(RateLimitRuleRegistry.class);
 				assertThat(rules.limiter(rules.find("api"))).isSameAs(context.getBean("lateLimiter"));
 				assertThat(rules.limiter(rules.find("slow"))).isInstanceOf(RedisRateLimiter.class)
 					.extracting(RateLimiter::algorithm)

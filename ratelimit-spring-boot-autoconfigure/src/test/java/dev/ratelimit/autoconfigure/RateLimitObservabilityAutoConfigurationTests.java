@@ -8,10 +8,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.actuate.RateLimitEndpoint;
-import dev.ratelimit.rules.internal.MicrometerRateLimitObserver;
+import dev.ratelimit.rules.flow.RateLimitObserver;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -38,20 +38,24 @@ class RateLimitObservabilityAutoConfigurationTests {
 	@Test
 	void recordsDecisionsWhenAMeterRegistryIsPresent() {
 		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-			.run((context) -> assertThat(context).hasSingleBean(MicrometerRateLimitObserver.class));
+			.run((context) -> assertThat(context).hasBean("rateLimitMetricsObserver"));
+		// an observer of the application's own is told too: it does not replace the metrics
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withBean("myObserver", RateLimitObserver.class, () -> RateLimitObserver.NONE)
+			.run((context) -> assertThat(context).hasBean("rateLimitMetricsObserver").hasBean("myObserver"));
 	}
 
 	@Test
 	void recordsNothingWithoutAMeterRegistry() {
 		this.runner.run((context) -> assertThat(context).hasNotFailed()
-			.doesNotHaveBean(MicrometerRateLimitObserver.class));
+			.doesNotHaveBean("rateLimitMetricsObserver"));
 	}
 
 	@Test
 	void recordsNothingWithoutMicrometer() {
 		this.runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed()
-				.doesNotHaveBean(MicrometerRateLimitObserver.class)
+				.doesNotHaveBean("rateLimitMetricsObserver")
 				.hasSingleBean(RateLimitInterceptor.class));
 	}
 
@@ -94,7 +98,7 @@ class RateLimitObservabilityAutoConfigurationTests {
 			// the request rules of properties apply to nothing there; @RateLimited bean methods are decided, counted and
 			// listed by the endpoint the application exposes
 			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(MicrometerRateLimitObserver.class)
+				.hasBean("rateLimitMetricsObserver")
 				.hasSingleBean(RateLimitEndpoint.class));
 	}
 
@@ -104,12 +108,12 @@ class RateLimitObservabilityAutoConfigurationTests {
 			.withPropertyValues("ratelimit.shadow=true", "ratelimit.rules.strict.paths=/strict",
 					"ratelimit.rules.strict.limit=1", "ratelimit.rules.strict.window=1s",
 					"ratelimit.rules.strict.shadow=false")
-			.run((context) -> assertThat(context.getBean(RateLimitRules.class).pathRules())
+			.run((context) -> assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules())
 				.extracting(RateLimitRule::name, RateLimitRule::shadow)
 				.containsExactly(org.assertj.core.groups.Tuple.tuple("api", true),
 						org.assertj.core.groups.Tuple.tuple("strict", false)));
 		this.runner.withPropertyValues("ratelimit.rules.api.shadow=true")
-			.run((context) -> assertThat(context.getBean(RateLimitRules.class).pathRules().get(0).shadow())
+			.run((context) -> assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules().get(0).shadow())
 				.isTrue());
 	}
 

@@ -3,8 +3,7 @@ package dev.ratelimit.autoconfigure;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
-import dev.ratelimit.rules.internal.RateLimitEnforcer;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -22,21 +21,21 @@ class RateLimitObservationAutoConfigurationTests {
 	@Test
 	void observesDecisionsWhenTheApplicationHasAnObservationRegistry() {
 		this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create).run((context) -> {
-			assertThat(context).hasSingleBean(ObservationRateLimitObserver.class);
-			assertThat(context.getBean(RateLimitEnforcer.class)).extracting("observation.observer")
-				.isSameAs(context.getBean(ObservationRateLimitObserver.class));
+			assertThat(context).hasBean("rateLimitObservationObserver");
+			assertThat(context.getBean(RateLimitEngine.class)).extracting("enforcer.observation.observer")
+				.isSameAs(context.getBean("rateLimitObservationObserver"));
 		});
 	}
 
 	@Test
 	void observesNothingWithoutARegistryOrWhenDisabled() {
-		this.runner.run((context) -> assertThat(context).doesNotHaveBean(ObservationRateLimitObserver.class));
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean("rateLimitObservationObserver"));
 		this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
 			.withPropertyValues("ratelimit.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(ObservationRateLimitObserver.class));
+			.run((context) -> assertThat(context).doesNotHaveBean("rateLimitObservationObserver"));
 		this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
 			.withClassLoader(new FilteredClassLoader(ObservationRegistry.class))
-			.run((context) -> assertThat(context).doesNotHaveBean(ObservationRateLimitObserver.class));
+			.run((context) -> assertThat(context).doesNotHaveBean("rateLimitObservationObserver"));
 	}
 
 }

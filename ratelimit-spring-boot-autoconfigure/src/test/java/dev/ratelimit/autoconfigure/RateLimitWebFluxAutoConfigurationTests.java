@@ -4,7 +4,7 @@ import dev.ratelimit.autoconfigure.webflux.RateLimitWebFluxAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitKeyResolver;
@@ -35,7 +35,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 				assertThat(context).hasSingleBean(RateLimitWebFilter.class).hasSingleBean(RateLimitHandlerWebFilter.class);
 				assertThat(context.getBean(RateLimitWebFilter.class).getOrder()).isEqualTo(-150);
 				assertThat(context.getBean(RateLimitHandlerWebFilter.class).getOrder()).isGreaterThan(-100);
-				assertThat(context.getBean(RateLimitRules.class).pathRules()).hasSize(1);
+				assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules()).hasSize(1);
 			});
 	}
 

@@ -4,32 +4,26 @@ import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcConfigurer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import dev.ratelimit.rules.internal.TrustedProxies;
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.ForwardedHeader;
-import dev.ratelimit.rules.internal.ProblemDetailRejectionHandler;
-import dev.ratelimit.rules.internal.RateLimitEnforcer;
 import dev.ratelimit.rules.internal.RateLimitEngine;
-import dev.ratelimit.rules.flow.RateLimitObserver;
-import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RuleKey;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.rules.RateLimitRuleFactory;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -78,8 +72,8 @@ class RateLimitWebMvcAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RateLimitInterceptor.class)
 					.hasSingleBean(RateLimitWebMvcConfigurer.class);
-				assertThat(context.getBean(RateLimitRules.class).pathRules()).hasSize(2);
-				RateLimitRule api = context.getBean(RateLimitRules.class).pathRules().get(0);
+				assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules()).hasSize(2);
+				RateLimitRule api = context.getBean(RateLimitRuleRegistry.class).pathRules().get(0);
 				assertThat(api.name()).isEqualTo("api");
 				assertThat(api.paths()).hasSize(2);
 				assertThat(api.methods()).containsExactlyInAnyOrder("GET", "POST");
@@ -88,7 +82,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 				assertThat(api.key()).isEqualTo(new RuleKey.Header("X-Api-Key"));
 				assertThat(api.key().spelling()).isEqualTo("header:X-Api-Key");
 				assertThat(api.cost()).isEqualTo(2);
-				RateLimitRule login = context.getBean(RateLimitRules.class).pathRules().get(1);
+				RateLimitRule login = context.getBean(RateLimitRuleRegistry.class).pathRules().get(1);
 				assertThat(login.algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
 				assertThat(login.key()).isEqualTo(new RuleKey.ClientAddress());
 				assertThat(login.methods()).isEmpty();
@@ -105,7 +99,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 					"ratelimit.rules.gcra.algorithm=gcra", "ratelimit.rules.gcra.limit=5",
 					"ratelimit.rules.gcra.window=1m", "ratelimit.rules.gcra.burst=2")
 			.run((context) -> {
-				List<RateLimitRule> rules = context.getBean(RateLimitRules.class).pathRules();
+				List<RateLimitRule> rules = context.getBean(RateLimitRuleRegistry.class).pathRules();
 				assertThat(rules.get(0).limits()).containsExactly(
 						RateLimit.of(10, Duration.ofSeconds(1)).withBurst(20), RateLimit.of(1000, Duration.ofHours(1)));
 				assertThat(rules.get(0).policyName(0)).isEqualTo("search-1s");
@@ -197,7 +191,7 @@ class RateLimitWebMvcAutoConfigurationTests {
 		this.runner
 			.withPropertyValues("ratelimit.default-algorithm=sliding-window-log", "ratelimit.rules.a.paths=/a",
 					"ratelimit.rules.a.limit=1", "ratelimit.rules.a.window=1s")
-			.run((context) -> assertThat(context.getBean(RateLimitRules.class).pathRules().get(0).algorithm())
+			.run((context) -> assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules().get(0).algorithm())
 				.isEqualTo(Algorithm.SLIDING_WINDOW_LOG));
 	}
 
@@ -233,26 +227,27 @@ class RateLimitWebMvcAutoConfigurationTests {
 
 	@Test
 	void letsTheApplicationsOwnBeansWin() {
-		ClientAddressResolver resolver = new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
+		ClientAddressResolver resolver = RateLimitEngine.trustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR, 128);
 		this.runner.withBean("myResolver", ClientAddressResolver.class, () -> resolver)
 			.run((context) -> assertThat(context.getBean(ClientAddressResolver.class)).isSameAs(resolver));
 		RateLimitRuleFactory factory = new RateLimitRuleFactory(Algorithm.FIXED_WINDOW,
 				new RateLimitWebAutoConfiguration.BeanKeyResolvers(new DefaultListableBeanFactory(),
 						RateLimitKeyResolver.class),
 				false);
-		RateLimitRules rules = new RateLimitRules(List.of(), factory, Map.of());
-		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
-				RateLimitPlans.NONE, java.time.Clock.systemUTC());
-		ServletRateLimitSupport support = new ServletRateLimitSupport(
-				RateLimitEngine.builder(rules, enforcer).addresses(resolver).build(), resolver,
-				(name) -> null, (name) -> null, new ProblemDetailRejectionHandler(), List::of);
+		RateLimitEngine engine = RateLimitEngine.builder(factory).addresses(resolver).build();
+		ServletRateLimitSupport support = new ServletRateLimitSupport(engine.flow(), resolver, (name) -> null,
+				(name) -> null, RateLimitEngine.problemDetails(), List::of);
 		RateLimitInterceptor interceptor = new RateLimitInterceptor(support);
 		this.runner.withBean("myInterceptor", RateLimitInterceptor.class, () -> interceptor).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitInterceptor.class);
 			assertThat(context.getBean(RateLimitInterceptor.class)).isSameAs(interceptor);
 		});
-		this.runner.withBean("myRules", RateLimitRules.class, () -> rules)
-			.run((context) -> assertThat(context.getBean(RateLimitRules.class)).isSameAs(rules));
+		RateLimitRuleRegistry rules = engine.rules();
+		this.runner.withBean("myRules", RateLimitRuleRegistry.class, () -> rules)
+			.run((context) -> assertThat(context.getBean(RateLimitRuleRegistry.class)).isSameAs(rules));
+		RateLimitFlow flow = engine.flow();
+		this.runner.withBean("myFlow", RateLimitFlow.class, () -> flow)
+			.run((context) -> assertThat(context.getBean(RateLimitFlow.class)).isSameAs(flow));
 		RateLimitRejectionHandler rejections = (rejection) -> ResponseEntity.status(429).body("slow down");
 		this.runner.withBean("myRejections", RateLimitRejectionHandler.class, () -> rejections)
 			.run((context) -> assertThat(context.getBean(RateLimitRejectionHandler.class)).isSameAs(rejections));

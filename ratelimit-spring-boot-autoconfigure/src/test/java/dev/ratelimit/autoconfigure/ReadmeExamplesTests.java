@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.testsupport.DocumentationExamples;
 import dev.ratelimit.testsupport.DocumentationExamples.Block;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitKeyResolver;
 
@@ -127,7 +127,7 @@ class ReadmeExamplesTests {
 		}
 		runner.run((context) -> {
 			assertThat(context).as(block.toString()).hasNotFailed();
-			assertThat(context.getBean(RateLimitRules.class).pathRules())
+			assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules())
 				.extracting((rule) -> rule.name())
 				.as("rules of %s", block)
 				.containsExactlyInAnyOrderElementsOf(rules);

@@ -9,7 +9,7 @@ import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
 import dev.ratelimit.method.RateLimitedMethodPostProcessor;
 import dev.ratelimit.rules.flow.RateLimitFlow;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 
@@ -42,11 +42,11 @@ class TechnologyModulesTests {
 			.withPropertyValues(RULE);
 		runner.run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitInterceptor.class).hasSingleBean(RateLimitStack.class);
-			assertThat(context.getBean(RateLimitRules.class).pathRules()).hasSize(1);
+			assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules()).hasSize(1);
 		});
 		runner.withClassLoader(new FilteredClassLoader("dev.ratelimit.web.servlet")).run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(RateLimitFlow.class).doesNotHaveBean(RateLimitStack.class);
-			assertThat(context.getBean(RateLimitRules.class).pathRules()).isEmpty();
+			assertThat(context.getBean(RateLimitRuleRegistry.class).pathRules()).isEmpty();
 		});
 	}
 

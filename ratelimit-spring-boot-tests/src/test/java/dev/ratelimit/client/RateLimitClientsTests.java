@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -207,7 +207,7 @@ class RateLimitClientsTests {
 
 	@Test
 	void partnersAreListedWithTheRules() {
-		RateLimitRule rule = first.getBean(RateLimitRules.class).find(ClientStack.REST_CLIENT.prefix("shared"));
+		RateLimitRule rule = first.getBean(RateLimitRuleRegistry.class).find(ClientStack.REST_CLIENT.prefix("shared"));
 		assertThat(rule).isNotNull();
 		assertThat(rule.source()).startsWith("ratelimit.clients.shared-rest-client (calls to http://127.0.0.1:");
 	}

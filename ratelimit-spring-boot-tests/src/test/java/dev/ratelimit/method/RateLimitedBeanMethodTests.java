@@ -27,7 +27,7 @@ import dev.ratelimit.RateLimited;
 import dev.ratelimit.testsupport.MutableClock;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.web.TestClockConfiguration;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.SpringBootConfiguration;
@@ -294,7 +294,7 @@ class RateLimitedBeanMethodTests {
 
 	@Test
 	void theMethodsRulesAreListedWithTheOthers() {
-		RateLimitRules rules = context.getBean(RateLimitRules.class);
+		RateLimitRuleRegistry rules = context.getBean(RateLimitRuleRegistry.class);
 		// checked and registered at startup, before any call
 		assertThat(rules.find("Sms.send")).isNotNull();
 		assertThat(rules.find("Sms.send").key().spelling()).isEqualTo("#phone");

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -80,7 +80,7 @@ class RateLimitPlansAndQuotasOnEveryStackTests {
 	@EnumSource(WebStack.class)
 	void countsACalendarQuotaInAFixedWindowWhateverTheDefaultAlgorithm(WebStack stack) {
 		StackApp app = apps.on(stack);
-		RateLimitRule daily = app.context().getBean(RateLimitRules.class).all().stream()
+		RateLimitRule daily = app.context().getBean(RateLimitRuleRegistry.class).all().stream()
 			.filter((rule) -> rule.name().equals("daily"))
 			.findFirst()
 			.orElseThrow();

@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import dev.ratelimit.redis.LocalDenialCache;
-import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.flow.RateLimitPlanCache;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.dao.DataAccessException;
@@ -75,7 +75,7 @@ public final class StackApp implements AutoCloseable {
 			// an application pointed at a Redis that does not answer has no budgets there
 		}
 		this.context.getBeanProvider(LocalDenialCache.class).ifAvailable(LocalDenialCache::clear);
-		this.context.getBeanProvider(RateLimitPlans.class).ifAvailable(RateLimitPlans::clear);
+		this.context.getBeanProvider(RateLimitPlanCache.class).ifAvailable(RateLimitPlanCache::clear);
 	}
 
 	/**

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.testsupport.RecordingObservationHandler;
-import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -51,7 +50,7 @@ class GatewayRateLimiterTracingTests {
 		for (int i = 0; i < 3; i++) {
 			assertThat(gateway.get("/traced/" + i, "tracer").statusCode()).isEqualTo(200);
 		}
-		assertThat(recording.stopped(ObservationRateLimitObserver.NAME)).hasSize(3)
+		assertThat(recording.stopped("ratelimit.decision")).hasSize(3)
 			.allSatisfy((decision) -> {
 				ObservationView parent = decision.getParentObservation();
 				assertThat(parent).isNotNull();

@@ -3,6 +3,8 @@ package dev.ratelimit.rules.internal;
 import java.net.InetAddress;
 import java.util.List;
 
+import dev.ratelimit.rules.CidrBlock;
+
 /**
  * Client addresses that skip every rule, and client addresses refused before any rule.
  *
@@ -11,7 +13,7 @@ import java.util.List;
  * denied even when it is also allowed
  * @since 0.1.0
  */
-public record AddressLists(List<CidrBlock> allow, List<CidrBlock> deny) {
+record AddressLists(List<CidrBlock> allow, List<CidrBlock> deny) {
 
 	/** No address allowed or denied. */
 	public static final AddressLists NONE = new AddressLists(List.of(), List.of());

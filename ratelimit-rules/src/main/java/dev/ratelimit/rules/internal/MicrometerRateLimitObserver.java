@@ -18,7 +18,7 @@ import io.micrometer.core.instrument.Timer;
  *
  * @since 0.1.0
  */
-public final class MicrometerRateLimitObserver implements RateLimitObserver {
+final class MicrometerRateLimitObserver implements RateLimitObserver {
 
 	/** The counter of decisions. */
 	public static final String DECISIONS = "ratelimit.decisions";

@@ -15,7 +15,7 @@ import io.micrometer.observation.ObservationRegistry;
  *
  * @since 0.1.0
  */
-public final class ObservationRateLimitObserver implements RateLimitObserver {
+final class ObservationRateLimitObserver implements RateLimitObserver {
 
 	/** The name of the observations. */
 	public static final String NAME = "ratelimit.decision";

@@ -16,7 +16,7 @@ import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
  *
  * @since 0.1.0
  */
-public final class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
+final class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
 
 	private static final URI ABOUT_BLANK = URI.create("about:blank");
 

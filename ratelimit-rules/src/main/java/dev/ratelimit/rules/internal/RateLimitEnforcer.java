@@ -26,8 +26,6 @@ import dev.ratelimit.rules.MissingKey;
 import dev.ratelimit.rules.flow.RateLimitObserver;
 import dev.ratelimit.rules.RateLimitRule;
 
-import org.springframework.context.SmartLifecycle;
-
 /**
  * Takes the decisions of the rules that apply to a request, whichever web stack it came through, and
  * applies the failure mode, in one place, when a decision cannot be reached: {@code fail-open} lets the
@@ -38,7 +36,7 @@ import org.springframework.context.SmartLifecycle;
  *
  * @since 0.1.0
  */
-public final class RateLimitEnforcer implements AutoCloseable, SmartLifecycle {
+final class RateLimitEnforcer implements AutoCloseable {
 
 	private final RateLimitRules rules;
 
@@ -58,8 +56,6 @@ public final class RateLimitEnforcer implements AutoCloseable, SmartLifecycle {
 
 	/** The limiters of rules with {@code prefetch}: a hot key's permits spent in this instance. */
 	private final PrefetchingLimiters prefetching;
-
-	private volatile boolean running;
 
 	/**
 	 * Creates an enforcer.
@@ -556,39 +552,8 @@ public final class RateLimitEnforcer implements AutoCloseable, SmartLifecycle {
 	}
 
 	/** Gives back what prefetching rules hold unspent; their requests are decided in Redis one by one from now on. */
-	private void givePrefetchedBack() {
+	void givePrefetchedBack() {
 		this.prefetching.close();
-	}
-
-	/** Marks the enforcer running, for {@link #stop()}. */
-	@Override
-	public void start() {
-		this.running = true;
-	}
-
-	/**
-	 * Gives back what prefetching rules hold unspent when the application stops: after the web server stopped taking
-	 * requests, while the Redis connection is still open (a bean's destruction comes after it is closed).
-	 */
-	@Override
-	public void stop() {
-		this.running = false;
-		givePrefetchedBack();
-	}
-
-	@Override
-	public boolean isRunning() {
-		return this.running;
-	}
-
-	/**
-	 * Returns the phase of the stop: after the web server's ({@code DEFAULT_PHASE - 2048}), before the Redis
-	 * runner's ({@code DEFAULT_PHASE - 4096}).
-	 * @return the phase
-	 */
-	@Override
-	public int getPhase() {
-		return SmartLifecycle.DEFAULT_PHASE - 3072;
 	}
 
 	/** The budgets of requests under rules, for the flow's plan look-ups. */

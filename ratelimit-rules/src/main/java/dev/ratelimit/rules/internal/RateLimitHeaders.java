@@ -14,7 +14,7 @@ import dev.ratelimit.rules.flow.AppliedLimit;
  *
  * @since 0.1.0
  */
-public final class RateLimitHeaders {
+final class RateLimitHeaders {
 
 	private final boolean enabled;
 

@@ -13,6 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.rules.flow.LogThrottle;
+import dev.ratelimit.rules.flow.RateLimitPlanCache;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.rules.PlanSource;
@@ -31,7 +32,7 @@ import org.springframework.util.Assert;
  *
  * @since 0.1.0
  */
-public final class RateLimitPlans {
+final class RateLimitPlans implements RateLimitPlanCache {
 
 	/** For rules without resolver beans: no look-up is ever made. */
 	public static final RateLimitPlans NONE = new RateLimitPlans((name) -> {
@@ -142,6 +143,7 @@ public final class RateLimitPlans {
 	 * @param key the value the rule's key resolved to
 	 * @return the plan's name, or {@code null} when none is remembered (or the key has none)
 	 */
+	@Override
 	public @Nullable String rememberedPlan(RateLimitRule rule, String key) {
 		Entry entry = this.cache.get(cacheKey(rule, key));
 		return (entry != null && this.nanoTime.getAsLong() - entry.expires < 0) ? entry.plan.orElse(null) : null;
@@ -155,6 +157,7 @@ public final class RateLimitPlans {
 	/**
 	 * Forgets every remembered plan, for example after the plans changed.
 	 */
+	@Override
 	public void clear() {
 		this.cache.clear();
 	}

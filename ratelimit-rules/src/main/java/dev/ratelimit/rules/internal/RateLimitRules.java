@@ -2,6 +2,7 @@ package dev.ratelimit.rules.internal;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +22,7 @@ import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.BlockingRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.MethodLimits;
 import dev.ratelimit.rules.RateLimitRule;
@@ -36,10 +38,8 @@ import org.springframework.web.method.HandlerMethod;
  * limiter that decides each: the one source that the web stacks, the actuator endpoint and the metrics
  * read. Answers which rules apply to a request from its method, path and handler; knows no servlet or
  * reactive type.
- *
- * @since 0.1.0
  */
-public final class RateLimitRules implements RateLimitRuleRegistry {
+final class RateLimitRules implements RateLimitRuleRegistry {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRules.class);
 
@@ -77,7 +77,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * @throws InvalidRateLimitRuleException when two rules share a name or a rule's algorithm has no
 	 * limiter
 	 */
-	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
+	RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
 			Map<Algorithm, ? extends RateLimiter> limiters) {
 		this(pathRules, factory, limiters, AddressLists.NONE);
 	}
@@ -91,7 +91,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * @throws InvalidRateLimitRuleException when two rules share a name or a rule's algorithm has no
 	 * limiter
 	 */
-	public RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
+	RateLimitRules(List<RateLimitRule> pathRules, RateLimitRuleFactory factory,
 			Map<Algorithm, ? extends RateLimiter> limiters, AddressLists addressLists) {
 		this.factory = factory;
 		this.limiters = Map.copyOf(limiters);
@@ -158,6 +158,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * @return the handler's rules
 	 * @throws InvalidRateLimitRuleException when an annotation is invalid
 	 */
+	@Override
 	public List<RateLimitRule> forHandler(HandlerMethod handler) {
 		return this.handlerRules.computeIfAbsent(new HandlerKey(handler.getMethod(), handler.getBeanType()),
 				(key) -> {
@@ -211,7 +212,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * @param rule the rule
 	 * @param ex the condition's failure
 	 */
-	public static void conditionFailed(RateLimitRule rule, Throwable ex) {
+	static void conditionFailed(RateLimitRule rule, Throwable ex) {
 		long others = CONDITION_FAILURES.tryLog();
 		if (others >= 0) {
 			logger.warn("The condition of rate-limit rule '" + rule.name() + "' (bean:" + rule.condition() + ") failed"
@@ -226,7 +227,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * @return {@code true} when an address list is set or a rule from properties is not keyed by
 	 * {@code principal}
 	 */
-	public boolean mayApplyBeforeAuthentication() {
+	boolean mayApplyBeforeAuthentication() {
 		Policy policy = this.policy;
 		return !policy.addressLists().isEmpty() || !policy.beforeAuthentication().isEmpty();
 	}
@@ -236,7 +237,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * take the request through that turn.
 	 * @return {@code true} when a rule from properties is keyed by {@code principal} or a handler has rules
 	 */
-	public boolean mayApplyAfterAuthentication() {
+	boolean mayApplyAfterAuthentication() {
 		return this.anyHandlerRules || !this.policy.afterAuthentication().isEmpty();
 	}
 
@@ -256,7 +257,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * handler up when none has.
 	 * @return {@code true} once the rules of an annotated handler were built
 	 */
-	public boolean hasHandlerRules() {
+	boolean hasHandlerRules() {
 		return this.anyHandlerRules;
 	}
 
@@ -264,8 +265,28 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * Returns the client addresses allowed past every rule and those denied before any.
 	 * @return the lists
 	 */
-	public AddressLists addressLists() {
+	AddressLists addressLists() {
 		return this.policy.addressLists();
+	}
+
+	@Override
+	public List<CidrBlock> allowedAddresses() {
+		return this.policy.addressLists().allow();
+	}
+
+	@Override
+	public List<CidrBlock> deniedAddresses() {
+		return this.policy.addressLists().deny();
+	}
+
+	@Override
+	public void replace(List<RateLimitRule> pathRules, List<CidrBlock> allow, List<CidrBlock> deny) {
+		replace(pathRules, new AddressLists(allow, deny));
+	}
+
+	@Override
+	public List<RateLimitRule> warnOfUnmappedRules(Collection<String> mappedPatterns) {
+		return UnmappedRules.warn(this.policy.pathRules(), mappedPatterns);
 	}
 
 	/**
@@ -277,7 +298,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * @throws InvalidRateLimitRuleException when two rules share a name or a rule's algorithm has no
 	 * limiter
 	 */
-	public synchronized void replace(List<RateLimitRule> pathRules, AddressLists addressLists) {
+	synchronized void replace(List<RateLimitRule> pathRules, AddressLists addressLists) {
 		List<RateLimitRule> old = this.policy.pathRules();
 		List<RateLimitRule> handlers = this.all.stream().filter((rule) -> !old.contains(rule)).toList();
 		Map<String, String> sources = new HashMap<>();
@@ -299,7 +320,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * name: {@code true} when the header stays in the response, {@code false} when it is removed.
 	 * @return the headers, empty when no rule reads one
 	 */
-	public Map<String, Boolean> costHeaders() {
+	Map<String, Boolean> costHeaders() {
 		return this.policy.costHeaders();
 	}
 
@@ -308,7 +329,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * far (the handlers' rules are built at startup).
 	 * @return {@code false} when no response needs watching for the status it commits
 	 */
-	public boolean countsStatuses() {
+	boolean countsStatuses() {
 		return this.policy.countsStatuses() || this.anyHandlerCountsStatuses;
 	}
 
@@ -316,6 +337,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * Returns the rules that apply by path and method.
 	 * @return the rules from properties
 	 */
+	@Override
 	public List<RateLimitRule> pathRules() {
 		return this.policy.pathRules();
 	}
@@ -324,6 +346,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * Returns every rule in force: those from properties, then those of annotated handlers.
 	 * @return the rules
 	 */
+	@Override
 	public List<RateLimitRule> all() {
 		return this.all;
 	}
@@ -333,6 +356,7 @@ public final class RateLimitRules implements RateLimitRuleRegistry {
 	 * @param name the name
 	 * @return the rule, or {@code null} when none has it
 	 */
+	@Override
 	public @Nullable RateLimitRule find(String name) {
 		for (RateLimitRule rule : this.all) {
 			if (rule.name().equals(name)) {

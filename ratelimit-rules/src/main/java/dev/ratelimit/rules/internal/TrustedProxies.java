@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 
@@ -23,7 +24,7 @@ import dev.ratelimit.rules.flow.ClientAddressResolver;
  *
  * @since 0.1.0
  */
-public final class TrustedProxies implements ClientAddressResolver {
+final class TrustedProxies implements ClientAddressResolver {
 
 	private static final int MAX_TRUSTED_HOPS = 32;
 

@@ -21,7 +21,7 @@ import org.springframework.web.util.pattern.PatternParseException;
  * still applies, since filters, static resources or another servlet may serve its paths, but it is more often a typo.
  * Each web stack hands over the patterns its handler mappings know; this class knows no stack.
  */
-public final class UnmappedRules {
+final class UnmappedRules {
 
 	private static final Log logger = LogFactory.getLog(UnmappedRules.class);
 

@@ -46,24 +46,7 @@ class RateLimitCallTests {
 
 	@Test
 	void aCallThatReadsNoParameterPrincipalOrResolverHasNoneOrSaysWhichKeyItCannotSupply() {
-		RateLimitCall call = new DetachedCall() {
-
-			@Override
-			public String describe() {
-				return "call of Orders.place(..)";
-			}
-
-			@Override
-			public @Nullable String clientAddress() {
-				return null;
-			}
-
-			@Override
-			public boolean mayBlock() {
-				return true;
-			}
-
-		};
+		RateLimitCall call = new TestCall("call of Orders.place(..)");
 		assertThat(value(call, new RuleKey.Param("tenant"))).isNull();
 		assertThat(value(call, new RuleKey.Principal())).isNull();
 		assertThatThrownBy(() -> value(call, new RuleKey.Bean("byCustomer"))).hasCauseInstanceOf(IllegalStateException.class)
@@ -80,25 +63,14 @@ class RateLimitCallTests {
 	}
 
 	/** A call that names what it is asked for, and throws {@link #failure} when set. */
-	private static final class Call extends DetachedCall {
+	private static final class Call extends TestCall {
 
 		private final List<String> asked = new ArrayList<>();
 
 		private @Nullable RuntimeException failure;
 
-		@Override
-		public String describe() {
-			return "test call";
-		}
-
-		@Override
-		public @Nullable String clientAddress() {
-			return null;
-		}
-
-		@Override
-		public boolean mayBlock() {
-			return true;
+		Call() {
+			super("test call");
 		}
 
 		@Override

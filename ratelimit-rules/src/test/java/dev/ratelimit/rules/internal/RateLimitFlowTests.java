@@ -1,6 +1,5 @@
 package dev.ratelimit.rules.internal;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,21 +8,22 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.FailureMode;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitPlanResolver;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.ratelimit.rules.ForwardedHeader;
 import dev.ratelimit.rules.LimitDefinition;
 import dev.ratelimit.rules.MissingKey;
 import dev.ratelimit.rules.PlanSource;
@@ -32,10 +32,9 @@ import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.rules.ResponseStatuses;
 import dev.ratelimit.rules.flow.AfterResponse;
 import dev.ratelimit.rules.flow.AppliedLimit;
-import dev.ratelimit.rules.flow.DetachedCall;
+import dev.ratelimit.rules.flow.TestCall;
 import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
-import dev.ratelimit.rules.flow.RateLimitObserver;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.TestRules;
 
@@ -78,7 +77,8 @@ class RateLimitFlowTests {
 	@Test
 	void callsWithoutAClientAddressShareOneBudgetAndTheirRefusalNamesTheCall() {
 		RateLimitFlow flow = flow(List.of(), AddressLists.NONE);
-		List<Call> calls = List.of(new Call("call of A.a()"), new Call("call of B.b()"), new Call("call of C.c()"));
+		List<TestCall> calls = List.of(new TestCall("call of A.a()"), new TestCall("call of B.b()"),
+				new TestCall("call of C.c()"));
 		assertThat(flow.apply(calls.get(0), List.of(this.byAddress)).join()).isTrue();
 		assertThat(flow.apply(calls.get(1), List.of(this.byAddress)).join()).isTrue();
 		assertThat(flow.apply(calls.get(2), List.of(this.byAddress)).join()).isFalse();
@@ -177,14 +177,16 @@ class RateLimitFlowTests {
 	@Test
 	void aNonBlockingExchangeLooksPlansUpAwayFromItsThreadAndABlockingOneAsItDecides() {
 		AtomicInteger asked = new AtomicInteger();
-		RateLimitPlans plans = new RateLimitPlans((name) -> (rule, key) -> {
+		Function<String, RateLimitPlanResolver> plans = (name) -> (rule, key) -> {
 			asked.incrementAndGet();
 			return "pro";
-		}, Duration.ofMinutes(1), 100);
+		};
 		RateLimitRule planned = this.byAddress.toBuilder()
 			.plans(new PlanSource.Bean("plans"), Map.of("pro", List.of(new RateLimit(5, Duration.ofMinutes(1)))))
 			.build();
-		RateLimitFlow flow = flow(List.of(planned), AddressLists.NONE, plans);
+		RateLimitFlow flow = engine(List.of(planned), AddressLists.NONE).planResolvers(plans, Duration.ofMinutes(1), 100)
+			.build()
+			.flow();
 		FakeExchange reactive = new FakeExchange(false, "10.0.0.6");
 		assertThat(flow.beforeAuthentication(reactive).join()).isTrue();
 		assertThat(reactive.blockingTasks).isEqualTo(1);
@@ -213,44 +215,14 @@ class RateLimitFlowTests {
 	}
 
 	private RateLimitFlow flow(List<RateLimitRule> pathRules, AddressLists lists) {
-		return flow(pathRules, lists, RateLimitPlans.NONE);
+		return engine(pathRules, lists).build().flow();
 	}
 
-	private RateLimitFlow flow(List<RateLimitRule> pathRules, AddressLists lists, RateLimitPlans plans) {
-		RateLimitRules rules = new RateLimitRules(pathRules, this.factory, Map.of(Algorithm.FIXED_WINDOW, this.limiter),
-				lists);
-		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, RateLimitObserver.NONE,
-				plans, Clock.systemUTC());
-		return RateLimitEngine.builder(rules, enforcer)
-			.addresses(new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR))
-			.headers(new RateLimitHeaders(true, false))
-			.build();
-	}
-
-	/** A call that is no request and has no client address, such as a bean method's outside any request. */
-	private static final class Call extends DetachedCall {
-
-		private final String description;
-
-		Call(String description) {
-			this.description = description;
-		}
-
-		@Override
-		public String describe() {
-			return this.description;
-		}
-
-		@Override
-		public @Nullable String clientAddress() {
-			return null;
-		}
-
-		@Override
-		public boolean mayBlock() {
-			return true;
-		}
-
+	private RateLimitEngine.Builder engine(List<RateLimitRule> pathRules, AddressLists lists) {
+		return RateLimitEngine.builder(this.factory)
+			.pathRules(pathRules)
+			.limiters(Map.of(Algorithm.FIXED_WINDOW, this.limiter))
+			.addressLists(lists.allow(), lists.deny());
 	}
 
 	/** An entry point's request: what the flow read and wrote is kept to be asserted. */

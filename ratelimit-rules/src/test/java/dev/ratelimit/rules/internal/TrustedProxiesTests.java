@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.mock.web.MockHttpServletRequest;
+import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.rules.ForwardedHeader;
 
 import static org.assertj.core.api.Assertions.assertThat;

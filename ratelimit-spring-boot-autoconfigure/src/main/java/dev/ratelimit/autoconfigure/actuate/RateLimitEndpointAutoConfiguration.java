@@ -4,7 +4,7 @@ import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.actuate.RateLimitEndpointConfiguration;
 import dev.ratelimit.actuate.RateLimitEndpointWebExtension;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Import;
  */
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean(RateLimitRules.class)
+@ConditionalOnBean(RateLimitRuleRegistry.class)
 @ConditionalOnAvailableEndpoint(RateLimitEndpoint.class)
 @Import(RateLimitEndpointConfiguration.class)
 public final class RateLimitEndpointAutoConfiguration {

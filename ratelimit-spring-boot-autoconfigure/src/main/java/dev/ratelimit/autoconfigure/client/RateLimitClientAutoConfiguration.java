@@ -16,7 +16,7 @@ import dev.ratelimit.rules.LimitDefinition;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.rules.flow.RateLimitFlow;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -49,7 +49,7 @@ public final class RateLimitClientAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PartnerBudgets rateLimitPartnerBudgets(RateLimitProperties properties, RateLimitClientProperties clients,
-			RateLimitFlow flow, RateLimitRules rules,
+			RateLimitFlow flow, RateLimitRuleRegistry rules,
 			ObjectProvider<PartnerMeters> meters, ObjectProvider<Clock> clock, RateLimitRuleFactory factory) {
 		PartnerBudgets.Builder budgets = PartnerBudgets.builder(flow, rules, clock.getIfUnique(Clock::systemUTC));
 		meters.ifAvailable((each) -> each.countIn(budgets));

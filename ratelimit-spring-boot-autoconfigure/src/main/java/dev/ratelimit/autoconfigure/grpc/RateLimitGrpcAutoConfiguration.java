@@ -9,7 +9,7 @@ import dev.ratelimit.grpc.GrpcRateLimitSupport;
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import io.grpc.protobuf.StatusProto;
@@ -25,7 +25,7 @@ import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.grpc.server.exception.GrpcExceptionHandler;
 
 /**
- * Applies the shared {@link RateLimitRules} to the calls of gRPC services (Spring gRPC, which Spring Boot 4.1's
+ * Applies the shared {@link RateLimitRuleRegistry rules} to the calls of gRPC services (Spring gRPC, which Spring Boot 4.1's
  * {@code spring-boot-starter-grpc-server} brings): two global {@link RateLimitServerInterceptor}s, one ahead of
  * Spring Security's gRPC authentication and one behind it, on the Netty gRPC server and on gRPC hosted in the
  * servlet container alike, in an application that has gRPC services (as Spring Boot starts a gRPC server then) (where the servlet filter leaves gRPC requests to them); a {@link GrpcExceptionHandler}
@@ -56,7 +56,7 @@ public final class RateLimitGrpcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	GrpcRateLimitSupport rateLimitGrpcSupport(RateLimitFlow flow, RateLimitRules rules,
+	GrpcRateLimitSupport rateLimitGrpcSupport(RateLimitFlow flow, RateLimitRuleRegistry rules,
 			ClientAddressResolver addresses) {
 		return new GrpcRateLimitSupport(flow, rules, addresses);
 	}

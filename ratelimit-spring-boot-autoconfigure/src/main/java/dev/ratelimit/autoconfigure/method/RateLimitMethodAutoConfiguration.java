@@ -15,7 +15,7 @@ import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.method.MethodRateLimitInterceptor;
 import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -39,13 +39,13 @@ import org.springframework.util.function.SingletonSupplier;
 @AutoConfiguration(after = RateLimitWebAutoConfiguration.class)
 @ConditionalOnClass(RateLimitedMethodPostProcessor.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@ConditionalOnBean(RateLimitRules.class)
+@ConditionalOnBean(RateLimitRuleRegistry.class)
 public final class RateLimitMethodAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static RateLimitedMethodPostProcessor rateLimitedMethodPostProcessor(ObjectProvider<RateLimitRules> rules,
+	static RateLimitedMethodPostProcessor rateLimitedMethodPostProcessor(ObjectProvider<RateLimitRuleRegistry> rules,
 			ObjectProvider<RateLimitFlow> flow, ObjectProvider<RateLimitCurrentRequest> currentRequest,
 			ObjectProvider<ReactiveRateLimitCurrentRequest> reactiveRequest, Environment environment,
 			BeanFactory beanFactory) {

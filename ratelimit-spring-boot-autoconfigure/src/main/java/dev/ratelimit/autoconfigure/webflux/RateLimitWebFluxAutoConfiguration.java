@@ -12,8 +12,8 @@ import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
-import dev.ratelimit.rules.internal.RateLimitRules;
-import dev.ratelimit.rules.internal.UnmappedRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.web.reactive.RateLimitExchangeContextFilter;
 import dev.ratelimit.web.reactive.RateLimitHandlerWebFilter;
 import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitCondition;
@@ -43,7 +43,6 @@ import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerM
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
-import org.springframework.web.server.WebFilterChain;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.reactive.BindingContext;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
@@ -52,7 +51,7 @@ import org.springframework.web.reactive.result.method.annotation.ArgumentResolve
 import dev.ratelimit.rules.flow.RateLimitContext;
 
 /**
- * Applies the shared {@link RateLimitRules} in reactive (WebFlux) applications: a
+ * Applies the shared {@link RateLimitRuleRegistry rules} in reactive (WebFlux) applications: a
  * {@link RateLimitWebFilter} ahead of Spring Security for the rules from properties, and a
  * {@link RateLimitHandlerWebFilter} behind it for the rules of annotated handlers and those keyed by
  * {@code principal}. Neither blocks a thread on Redis.
@@ -64,7 +63,7 @@ import dev.ratelimit.rules.flow.RateLimitContext;
 @ConditionalOnWebApplication(type = Type.REACTIVE)
 @ConditionalOnClass({ RateLimitWebFilter.class, WebFilter.class, RequestMappingHandlerMapping.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@ConditionalOnBean(RateLimitRules.class)
+@ConditionalOnBean(RateLimitRuleRegistry.class)
 @EnableConfigurationProperties(RateLimitFilterProperties.class)
 public final class RateLimitWebFluxAutoConfiguration {
 
@@ -148,42 +147,18 @@ public final class RateLimitWebFluxAutoConfiguration {
 	}
 
 	/**
-	 * Puts each exchange in the Reactor context of its chain, as Spring's {@link ServerWebExchangeContextFilter}
-	 * does, where the {@link dev.ratelimit.RateLimited} bean methods returning a publisher that a handler calls read
-	 * their request's keys; only once such a method has a key the request gives, so that other applications pay
-	 * nothing for it.
+	 * Puts each exchange in the Reactor context of its chain once a {@link dev.ratelimit.RateLimited} bean method reads
+	 * requests, unless the application puts it there itself ({@link ServerWebExchangeContextFilter}).
 	 */
 	@Bean
 	@ConditionalOnMissingBean({ ServerWebExchangeContextFilter.class, RateLimitExchangeContextFilter.class })
-	RateLimitExchangeContextFilter rateLimitExchangeContextFilter(RateLimitRules rules) {
+	RateLimitExchangeContextFilter rateLimitExchangeContextFilter(RateLimitRuleRegistry rules) {
 		return new RateLimitExchangeContextFilter(rules);
-	}
-
-	/**
-	 * Puts the exchange in the Reactor context of its chain once a limited bean method reads requests.
-	 */
-	static final class RateLimitExchangeContextFilter implements WebFilter {
-
-		private final RateLimitRules rules;
-
-		RateLimitExchangeContextFilter(RateLimitRules rules) {
-			this.rules = rules;
-		}
-
-		@Override
-		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-			if (!this.rules.methodRulesReadRequests()) {
-				return chain.filter(exchange);
-			}
-			return chain.filter(exchange)
-				.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
-		}
-
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitWebFluxHandlers rateLimitWebFluxHandlers(RateLimitRules rules, ListableBeanFactory beanFactory) {
+	RateLimitWebFluxHandlers rateLimitWebFluxHandlers(RateLimitRuleRegistry rules, ListableBeanFactory beanFactory) {
 		return new RateLimitWebFluxHandlers(rules, beanFactory);
 	}
 
@@ -196,11 +171,11 @@ public final class RateLimitWebFluxAutoConfiguration {
 		/** The handler mapping of Spring Cloud Gateway's routes. */
 		private static final String GATEWAY_HANDLER_MAPPING = "org.springframework.cloud.gateway.handler.RoutePredicateHandlerMapping";
 
-		private final RateLimitRules rules;
+		private final RateLimitRuleRegistry rules;
 
 		private final ListableBeanFactory beanFactory;
 
-		RateLimitWebFluxHandlers(RateLimitRules rules, ListableBeanFactory beanFactory) {
+		RateLimitWebFluxHandlers(RateLimitRuleRegistry rules, ListableBeanFactory beanFactory) {
 			this.rules = rules;
 			this.beanFactory = beanFactory;
 		}
@@ -244,7 +219,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 			}
 			// gRPC methods, which rules match by path too, as their technology tells
 			mapped.addAll(RateLimitStack.otherMappedPaths(this.beanFactory.getBeanProvider(RateLimitStack.class)));
-			UnmappedRules.warn(this.rules.pathRules(), mapped);
+			this.rules.warnOfUnmappedRules(mapped);
 		}
 
 	}

@@ -12,7 +12,7 @@ import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.web.servlet.RateLimitCondition;
 import dev.ratelimit.web.servlet.RateLimitFilter;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
@@ -39,7 +39,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
- * Applies the shared {@link RateLimitRules} in servlet applications: a {@link RateLimitFilter} ahead
+ * Applies the shared {@link RateLimitRuleRegistry rules} in servlet applications: a {@link RateLimitFilter} ahead
  * of Spring Security for the rules from properties, and a {@link RateLimitInterceptor} in Spring MVC for
  * the rules of annotated handlers and those keyed by {@code principal}.
  *
@@ -49,7 +49,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = Type.SERVLET)
 @ConditionalOnClass({ RateLimitFilter.class, HandlerInterceptor.class, WebMvcConfigurer.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@ConditionalOnBean(RateLimitRules.class)
+@ConditionalOnBean(RateLimitRuleRegistry.class)
 @EnableConfigurationProperties(RateLimitFilterProperties.class)
 public final class RateLimitWebMvcAutoConfiguration {
 
@@ -94,7 +94,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRules rules,
+	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRuleRegistry rules,
 			ListableBeanFactory beanFactory, ServletRateLimitSupport support) {
 		return new RateLimitWebMvcConfigurer(interceptor, rules, beanFactory, support);
 	}

@@ -12,8 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.rules.flow.RateLimitContext;
-import dev.ratelimit.rules.internal.RateLimitRules;
-import dev.ratelimit.rules.internal.UnmappedRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
 import dev.ratelimit.web.servlet.ServletRateLimitSupport;
 
@@ -45,13 +44,13 @@ public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartI
 
 	private final RateLimitInterceptor interceptor;
 
-	private final RateLimitRules rules;
+	private final RateLimitRuleRegistry rules;
 
 	private final ListableBeanFactory beanFactory;
 
 	private final ServletRateLimitSupport support;
 
-	RateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRules rules, ListableBeanFactory beanFactory,
+	RateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRuleRegistry rules, ListableBeanFactory beanFactory,
 			ServletRateLimitSupport support) {
 		this.interceptor = interceptor;
 		this.rules = rules;
@@ -132,7 +131,7 @@ public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartI
 		}
 		// gRPC methods, which rules match by path too, as their technology tells
 		mapped.addAll(RateLimitStack.otherMappedPaths(this.beanFactory.getBeanProvider(RateLimitStack.class)));
-		UnmappedRules.warn(this.rules.pathRules(), mapped);
+		this.rules.warnOfUnmappedRules(mapped);
 	}
 
 }

@@ -10,9 +10,8 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.rules.internal.MicrometerRateLimitObserver;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -81,7 +80,7 @@ class RateLimitWebFilterIntegrationTests {
 	MeterRegistry meters;
 
 	@Autowired
-	RateLimitRules rules;
+	RateLimitRuleRegistry rules;
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
@@ -220,7 +219,7 @@ class RateLimitWebFilterIntegrationTests {
 		for (int i = 0; i < 3; i++) {
 			assertThat(get(this.port, "/shadowed").statusCode()).isEqualTo(200);
 		}
-		assertThat(this.meters.counter(MicrometerRateLimitObserver.DECISIONS, "rule", "shadowed", "outcome",
+		assertThat(this.meters.counter("ratelimit.decisions", "rule", "shadowed", "outcome",
 				"shadow-rejected").count()).isEqualTo(2);
 	}
 

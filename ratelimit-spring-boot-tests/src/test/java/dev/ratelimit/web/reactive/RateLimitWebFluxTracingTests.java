@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.testsupport.RecordingObservationHandler;
-import dev.ratelimit.rules.internal.ObservationRateLimitObserver;
 import dev.ratelimit.web.StackApp;
 import dev.ratelimit.web.StackApps;
 import dev.ratelimit.web.WebStack;
@@ -80,7 +79,7 @@ class RateLimitWebFluxTracingTests {
 			admin.shutdown();
 			clients.shutdownNow();
 		}
-		List<Observation.Context> decisions = recording.stopped(ObservationRateLimitObserver.NAME);
+		List<Observation.Context> decisions = recording.stopped("ratelimit.decision");
 		assertThat(decisions).hasSize(requests);
 		List<String> parents = new ArrayList<>();
 		for (Observation.Context decision : decisions) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.testsupport.RedisTestServer;
 import dev.ratelimit.rules.RateLimitRule;
-import dev.ratelimit.rules.internal.RateLimitRules;
+import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -54,7 +54,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitAllOrNothingIntegrationTests extends RedisBackedWebTests {
 
 	@Autowired
-	private RateLimitRules rules;
+	private RateLimitRuleRegistry rules;
 
 	@ParameterizedTest(name = "{0}")
 	@CsvSource({ "/open, fixed", "/sliding, log", "/search, counter", "/bucket, bucket", "/both, gcra",

@@ -12,7 +12,7 @@ import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.actuate.RateLimitDescriptors;
 import dev.ratelimit.actuate.RateLimitEndpoint;
 import dev.ratelimit.testsupport.RedisTestServer;
-import dev.ratelimit.rules.internal.RateLimitPlans;
+import dev.ratelimit.rules.flow.RateLimitPlanCache;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -46,7 +46,7 @@ class RateLimitPlansIntegrationTests extends RedisBackedWebTests {
 	private Plans plans;
 
 	@Autowired
-	private RateLimitPlans planCache;
+	private RateLimitPlanCache planCache;
 
 	@Autowired
 	private RateLimitEndpoint endpoint;

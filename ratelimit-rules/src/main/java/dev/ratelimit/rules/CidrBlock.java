@@ -1,4 +1,4 @@
-package dev.ratelimit.rules.internal;
+package dev.ratelimit.rules;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A block of IPv4 or IPv6 addresses in CIDR notation ({@code 10.0.0.0/8}, {@code ::1/128}); a single
- * address stands for itself.
+ * address stands for itself: the trusted proxies and the allowed and denied client addresses, parsed once where they
+ * are read (properties).
  *
  * @since 0.1.0
  */
