@@ -183,6 +183,17 @@ public @interface RateLimited {
 	String concurrencyLease() default "";
 
 	/**
+	 * How many permits of a key each instance takes from Redis at once, to spend them in its memory without a Redis
+	 * call per request, from 1 to the smallest limit (or burst); 0 to decide every call in Redis. Never more calls
+	 * than the limits let through across every instance: an instance may refuse early while another holds unspent
+	 * permits, at most this many per instance. For keys that carry most of the traffic; not with the sliding window
+	 * log, {@link #concurrency()}, {@link #costFrom()} or {@link #blockFor()}.
+	 * @return the permits taken at once, or 0
+	 * @since 0.1.0
+	 */
+	long prefetch() default 0;
+
+	/**
 	 * The rule's name in headers and Redis keys; empty for the class's simple name (class level) or
 	 * {@code <Class>.<method>} (method level).
 	 * @return the name, or empty

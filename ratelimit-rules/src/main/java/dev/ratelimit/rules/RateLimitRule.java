@@ -59,6 +59,8 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param chargePerMessage whether each message a client sends on a streaming gRPC call the rule matches is charged,
  * the call's own decision paying for its first; {@code false} to charge a call once, when it starts, whatever it
  * carries. A request of the other entry points is one message
+ * @param prefetch how many permits of a key each instance takes from Redis at once, to spend them in its memory
+ * (never more than the limits across every instance); 0 to decide every request in Redis
  * @since 0.1.0
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
@@ -66,7 +68,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable PlanSource plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
 		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block, @Nullable RateLimit concurrency,
-		boolean enforce, @Nullable ResponseCost costFrom, boolean chargePerMessage) {
+		boolean enforce, @Nullable ResponseCost costFrom, boolean chargePerMessage, long prefetch) {
 
 	/**
 	 * Returns a builder that starts from this rule, to derive another.
@@ -264,6 +266,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 		private boolean chargePerMessage;
 
+		private long prefetch;
+
 		private Builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
 			this.name = name;
 			this.limits = List.copyOf(limits);
@@ -292,6 +296,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			this.enforce = from.enforce;
 			this.costFrom = from.costFrom;
 			this.chargePerMessage = from.chargePerMessage;
+			this.prefetch = from.prefetch;
 		}
 
 		/**
@@ -454,12 +459,31 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		}
 
 		/**
+		 * Sets how many permits of a key each instance takes from Redis at once, to spend them in its memory.
+		 * @param permits the batch, at least 1 (at most the rule's smallest limit, which {@link #build()} checks)
+		 * @return this builder
+		 * @throws InvalidRateLimitRuleException naming {@code prefetch} when it is below 1
+		 */
+		public Builder prefetch(long permits) {
+			if (permits < 1) {
+				throw new InvalidRateLimitRuleException(this.name, "prefetch", permits,
+						"it is how many permits of a key an instance takes at once, at least 1 (2 or more to save Redis "
+								+ "calls); leave it unset to decide every request in Redis");
+			}
+			this.prefetch = permits;
+			return this;
+		}
+
+		/**
 		 * Builds the rule.
 		 * @return the rule
 		 * @throws InvalidRateLimitRuleException naming {@code missing-key} when a soft rule would refuse requests
-		 * without its key
+		 * without its key, {@code prefetch} when it is given with an option it cannot work with
 		 */
 		public RateLimitRule build() {
+			if (this.prefetch > 0) {
+				checkPrefetch();
+			}
 			if (!this.enforce && this.missingKey == MissingKey.REJECT) {
 				// a soft rule never refuses, whatever the cause: the combination would refuse with 400
 				throw new InvalidRateLimitRuleException(this.name, "missing-key", "reject",
@@ -469,7 +493,54 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
 					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency,
-					this.enforce, this.costFrom, this.chargePerMessage);
+					this.enforce, this.costFrom, this.chargePerMessage, this.prefetch);
+		}
+
+		/**
+		 * Checks that the permits an instance takes at once can be spent in its memory under this rule.
+		 */
+		private void checkPrefetch() {
+			String reason = null;
+			if (this.algorithm == Algorithm.SLIDING_WINDOW_LOG) {
+				reason = "the sliding-window-log algorithm records the time of every permit in Redis, so an instance "
+						+ "cannot take them ahead; use sliding-window-counter (or fixed-window, token-bucket, gcra), or "
+						+ "remove prefetch";
+			}
+			else if (this.countStatuses != null || this.costFrom != null) {
+				reason = "a rule that settles its charges after the response (" + ((this.countStatuses != null)
+						? "count-statuses" : "cost-from") + ") gives permits back to Redis one request at a time; "
+						+ "remove prefetch, or put the prefetching limit on a rule of its own";
+			}
+			else if (this.concurrency != null) {
+				reason = "slots of work in flight are held in Redis one request at a time (concurrency); remove "
+						+ "prefetch, or put the concurrency on a rule of its own";
+			}
+			else if (this.block != null) {
+				reason = "a block starts when Redis refuses a request, and permits spent in an instance's memory never "
+						+ "reach Redis one by one (block-for); remove prefetch or the block";
+			}
+			else {
+				long smallest = smallestLimit(this.limits);
+				for (List<RateLimit> planLimits : this.plans.values()) {
+					smallest = Math.min(smallest, smallestLimit(planLimits));
+				}
+				if (this.prefetch > smallest) {
+					reason = "an instance may take at most the rule's smallest limit" + (this.algorithm.acceptsBurst()
+							? " (or burst)" : "") + " at once, " + smallest + "; a batch near a tenth of it keeps early "
+									+ "refusals small";
+				}
+			}
+			if (reason != null) {
+				throw new InvalidRateLimitRuleException(this.name, "prefetch", this.prefetch, reason);
+			}
+		}
+
+		private static long smallestLimit(List<RateLimit> limits) {
+			long smallest = Long.MAX_VALUE;
+			for (RateLimit limit : limits) {
+				smallest = Math.min(smallest, Math.min(limit.limit(), limit.burst()));
+			}
+			return smallest;
 		}
 
 	}

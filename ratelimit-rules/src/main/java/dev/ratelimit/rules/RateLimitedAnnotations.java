@@ -209,6 +209,9 @@ final class RateLimitedAnnotations {
 		if (annotation.allowKeys().length > 0) {
 			builder.allowKeys(new LinkedHashSet<>(List.of(annotation.allowKeys())));
 		}
+		if (annotation.prefetch() != 0) {
+			builder.prefetch(annotation.prefetch());
+		}
 		return builder.build();
 	}
 

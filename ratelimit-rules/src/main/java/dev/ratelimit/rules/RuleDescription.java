@@ -37,6 +37,9 @@ final class RuleDescription {
 		if (!rule.limits().isEmpty()) {
 			text.append(", ").append(rule.algorithm().id());
 		}
+		if (rule.prefetch() > 0) {
+			text.append(", prefetch ").append(rule.prefetch());
+		}
 		text.append(", on ");
 		if (rule.paths().isEmpty()) {
 			text.append(rule.source());

@@ -43,6 +43,18 @@ class RuleDescriptionTests {
 	}
 
 	@Test
+	void showsThePermitsAnInstanceTakesAtOnce() {
+		RateLimitRule rule = RateLimitRule
+			.builder("hot", List.of(RateLimit.of(1000, Duration.ofMinutes(1))), Algorithm.GCRA,
+					Objects.requireNonNull(RuleKey.parse("ip")), "ratelimit.rules.hot")
+			.paths(List.of(PathPatternParser.defaultInstance.parse("/hot")), Set.of())
+			.prefetch(50)
+			.build();
+		assertThat(rule.describe())
+			.isEqualTo("Rate limit 'hot': 1000 per 1m, gcra, prefetch 50, on [/hot] (all methods), key ip, cost 1");
+	}
+
+	@Test
 	void leavesOutWhatIsNotInForce() {
 		RateLimitRule rule = RateLimitRule
 			.builder("api", List.of(RateLimit.of(5, Duration.ofSeconds(10))), Algorithm.FIXED_WINDOW,

@@ -469,7 +469,7 @@ public class RateLimitProperties {
 	/**
 	 * How a request is charged, as rules and Spring Cloud Gateway routes both give it: its limits (limit, window and
 	 * burst, the short form for a single limit, or several limits) and algorithm, its cost, the plans, the actual cost
-	 * read after the work, and the requests in flight.
+	 * read after the work, the requests in flight, and the permits an instance takes at once.
 	 */
 	public static class Charge {
 
@@ -532,6 +532,11 @@ public class RateLimitProperties {
 		 * How long a request's slot is held without a renewal: renewed every half lease while it runs, it comes back by itself when an instance crashed; 1m when not set.
 		 */
 		private @Nullable Duration concurrencyLease;
+
+		/**
+		 * How many permits of a key each instance takes from Redis at once, to spend them without a Redis call per request (never more than the limits across every instance; an instance may refuse early while another holds up to this many); not set to decide every request in Redis.
+		 */
+		private @Nullable Long prefetch;
 
 		public @Nullable Long getLimit() {
 			return this.limit;
@@ -627,6 +632,14 @@ public class RateLimitProperties {
 
 		public void setConcurrencyLease(@Nullable Duration concurrencyLease) {
 			this.concurrencyLease = concurrencyLease;
+		}
+
+		public @Nullable Long getPrefetch() {
+			return this.prefetch;
+		}
+
+		public void setPrefetch(@Nullable Long prefetch) {
+			this.prefetch = prefetch;
 		}
 
 	}
@@ -829,9 +842,9 @@ public class RateLimitProperties {
 		 * @return the builder
 		 */
 		RateLimitRule.Builder applyTo(RateLimitRule.Builder rule) {
-			return rule.allowKeys(new LinkedHashSet<>(this.allowKeys))
-				.enforce(this.enforce)
-				.chargePerMessage(this.chargePerMessage);
+			rule.allowKeys(new LinkedHashSet<>(this.allowKeys)).enforce(this.enforce).chargePerMessage(this.chargePerMessage);
+			Long prefetch = getPrefetch();
+			return (prefetch != null) ? rule.prefetch(prefetch) : rule;
 		}
 
 		public @Nullable Boolean getShadow() {

@@ -116,6 +116,19 @@ class RateLimitedBeanMethodStartupTests {
 	}
 
 	@Test
+	void aPrefetchingMethodRunsExactlyItsLimit() {
+		try (ConfigurableApplicationContext context = start(Prefetching.class)) {
+			Prefetching bean = context.getBean(Prefetching.class);
+			// a key of this run's own: the budget lives an hour in the shared Redis
+			String key = java.util.UUID.randomUUID().toString();
+			for (int i = 0; i < 5; i++) {
+				assertThat(bean.send(key)).isEqualTo("sent " + key);
+			}
+			assertThatExceptionOfType(dev.ratelimit.RateLimitExceededException.class).isThrownBy(() -> bean.send(key));
+		}
+	}
+
+	@Test
 	void aHandlerCannotUseWhatOnlyBeanMethodsHave() throws Exception {
 		Method handler = Handlers.class.getDeclaredMethod("byArgument", String.class);
 		assertThatExceptionOfType(InvalidRateLimitRuleException.class)
@@ -160,7 +173,8 @@ class RateLimitedBeanMethodStartupTests {
 				"badZone", "zone 'Mars/Olympus' is invalid", "badShadow", "shadow 'maybe' is invalid", "badBlock",
 				"blockFor 'forever' is invalid", "zoneWithoutPeriod", "zone 'UTC' is invalid", "badMultiplier",
 				"blockMultiplier '2.0' is invalid", "badCost", "cost 'two' is invalid", "badMissingKey",
-				"missingKey 'ignore' is invalid", "unknownPlanResolver", "plan 'bean:nobody' is invalid");
+				"missingKey 'ignore' is invalid", "unknownPlanResolver", "plan 'bean:nobody' is invalid", "badPrefetch",
+				"prefetch '11' is invalid: an instance may take at most the rule's smallest limit at once, 10");
 		expected.forEach((name, message) -> {
 			Method method = ReflectionUtils.findMethod(Bad.class, name);
 			assertThatExceptionOfType(InvalidRateLimitRuleException.class)
@@ -188,6 +202,15 @@ class RateLimitedBeanMethodStartupTests {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class Application {
+
+	}
+
+	static class Prefetching {
+
+		@RateLimited(name = "prefetching-send", limit = 5, window = "1h", prefetch = 2, key = "#text")
+		public String send(String text) {
+			return "sent " + text;
+		}
 
 	}
 
@@ -320,6 +343,10 @@ class RateLimitedBeanMethodStartupTests {
 	}
 
 	static class Bad {
+
+		@RateLimited(limit = 10, window = "1m", prefetch = 11)
+		void badPrefetch() {
+		}
 
 		@RateLimited(limit = 1, period = "fortnight")
 		void badPeriod() {

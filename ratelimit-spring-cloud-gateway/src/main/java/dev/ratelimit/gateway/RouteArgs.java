@@ -49,7 +49,7 @@ final class RouteArgs {
 
 	private static final String ARGS = "use ratelimit.limit, ratelimit.window, ratelimit.algorithm, ratelimit.burst, "
 			+ "ratelimit.cost, ratelimit.plan and ratelimit.plans.<plan>.*, ratelimit.budget, ratelimit.concurrency, "
-			+ "ratelimit.concurrency-lease, ratelimit.cost-from, ratelimit.cost-from-expose, or ratelimit.limits[i].limit, "
+			+ "ratelimit.concurrency-lease, ratelimit.cost-from, ratelimit.cost-from-expose, ratelimit.prefetch, or ratelimit.limits[i].limit, "
 			+ ".window and .burst";
 
 	private final RateLimitRuleFactory factory;
@@ -125,8 +125,10 @@ final class RouteArgs {
 				throw new InvalidRateLimitRuleException(routeId, "cost-from-expose", true,
 						"it keeps the cost-from header in responses, and the route has none; set ratelimit.cost-from too");
 			}
-			return this.factory.withCostFrom(rule,
+			rule = this.factory.withCostFrom(rule,
 					(costFrom != null) ? ResponseCost.header(rule.name(), costFrom, config.isCostFromExpose()) : null);
+			Long prefetch = config.getPrefetch();
+			return (prefetch != null) ? rule.toBuilder().prefetch(prefetch).build() : rule;
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidRateLimitRuleException(routeId, PREFIX + ex.getAttribute(), ex.getValue(), ex.getReason());

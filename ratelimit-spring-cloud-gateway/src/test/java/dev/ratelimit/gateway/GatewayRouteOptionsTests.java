@@ -18,8 +18,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What property rules accept, as route args of a real gateway: plans per key ({@code ratelimit.plan},
- * {@code ratelimit.plans.<plan>.*}), a budget several routes share ({@code ratelimit.budget}), and the actual cost the
- * backend's answer tells ({@code ratelimit.cost-from}).
+ * {@code ratelimit.plans.<plan>.*}), a budget several routes share ({@code ratelimit.budget}), the actual cost the
+ * backend's answer tells ({@code ratelimit.cost-from}), and permits taken in batches ({@code ratelimit.prefetch}).
  */
 class GatewayRouteOptionsTests {
 
@@ -39,6 +39,7 @@ class GatewayRouteOptionsTests {
 				"ratelimit.window=1h");
 		TestGateway.route(properties, backend, "chat", "ratelimit.limit=1000", "ratelimit.window=1d", "ratelimit.cost=100",
 				"ratelimit.cost-from=header:X-Tokens-Used");
+		TestGateway.route(properties, backend, "hot", "ratelimit.limit=5", "ratelimit.window=1h", "ratelimit.prefetch=2");
 		gateway = TestGateway.start(properties, Plans.class);
 	}
 
@@ -58,6 +59,20 @@ class GatewayRouteOptionsTests {
 		HttpResponse<String> refused = gateway.get("/tiers/x", "pro-1");
 		assertThat(refused.statusCode()).isEqualTo(429);
 		assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"tiers\";q=3;w=3600");
+	}
+
+	@Test
+	void spendsBatchesOfPermitsAdmittingExactlyTheLimitWithTruthfulHeaders() {
+		java.util.List<String> remaining = new java.util.ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> answer = gateway.get("/hot/x", "fay");
+			assertThat(answer.statusCode()).isEqualTo(200);
+			remaining.add(answer.headers().firstValue("RateLimit").orElseThrow());
+		}
+		// batches of 2: Redis left 3, one spent here; left 1, one spent here; a batch refused, the last permit alone
+		assertThat(remaining).containsExactly("\"hot\";r=3;t=3600", "\"hot\";r=2;t=3600", "\"hot\";r=1;t=3600",
+				"\"hot\";r=0;t=3600", "\"hot\";r=0;t=3600");
+		assertThat(gateway.get("/hot/x", "fay").statusCode()).isEqualTo(429);
 	}
 
 	@Test

@@ -55,6 +55,13 @@ class RouteArgsTests {
 	}
 
 	@Test
+	void readsThePermitsAnInstanceTakesAtOnce() {
+		RateLimitRule rule = this.args.rule("hot", args("ratelimit.limit", "100", "ratelimit.window", "1s",
+				"ratelimit.prefetch", "10"));
+		assertThat(rule.prefetch()).isEqualTo(10);
+	}
+
+	@Test
 	void namesThePolicyAfterTheRouteWithOnlyTheCharactersOfARuleName() {
 		RateLimitRule rule = this.args.rule("ReactiveCompositeDiscoveryClient_orders service/v1",
 				args("ratelimit.limit", "1", "ratelimit.window", "1s"));
@@ -83,6 +90,10 @@ class RouteArgsTests {
 			ratelimit.limit=2000000,ratelimit.window=1h,ratelimit.algorithm=sliding-window-log | ratelimit.limit | must not exceed 10000 for the sliding window log
 			ratelimit.limit=5,ratelimit.limits[0].limit=5,ratelimit.limits[0].window=1s | ratelimit.limits | give either ratelimit.limit
 			ratelimit.limits[0].limit=5,ratelimit.limits[0].window=1s,ratelimit.limits[1].limit=9,ratelimit.limits[1].window=1s | ratelimit.limits[1].window | must have distinct windows
+			ratelimit.limit=5,ratelimit.window=1m,ratelimit.prefetch=0  | ratelimit.prefetch        | at least 1
+			ratelimit.limit=5,ratelimit.window=1m,ratelimit.prefetch=6  | ratelimit.prefetch        | at most the rule's smallest limit at once, 5
+			ratelimit.limit=5,ratelimit.window=1m,ratelimit.algorithm=sliding-window-log,ratelimit.prefetch=2 | ratelimit.prefetch | use sliding-window-counter
+			ratelimit.limit=5,ratelimit.window=1m,ratelimit.concurrency=2,ratelimit.prefetch=2 | ratelimit.prefetch | put the concurrency on a rule of its own
 			""")
 	void refusesAnInvalidArgNamingItAndTheFix(String given, String arg, String reason) {
 		Map<String, Object> filterArgs = new LinkedHashMap<>();

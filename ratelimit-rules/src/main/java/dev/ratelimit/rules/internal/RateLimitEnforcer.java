@@ -54,6 +54,9 @@ final class RateLimitEnforcer implements AutoCloseable {
 
 	private final SlotLeases leases;
 
+	/** The limiters of rules with {@code prefetch}: a hot key's permits spent in this instance. */
+	private final PrefetchingLimiters prefetching;
+
 	/**
 	 * Creates an enforcer.
 	 * @param rules the rules and their limiters
@@ -74,6 +77,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 		this.budgets = new RuleBudgets(plans, clock, this.logs);
 		this.settlement = new StatusSettlement(this.logs);
 		this.leases = new SlotLeases(this.logs, System::nanoTime);
+		this.prefetching = new PrefetchingLimiters(this.logs);
 	}
 
 	/**
@@ -231,7 +235,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 	private CompletableFuture<Taken> decide(RateLimitRule rule, Budget budget, boolean async) {
 		// a rule that counts responses by status is charged now too, so that concurrent requests can never take
 		// more than its budget, and gives the permits back after a response whose status it does not count
-		RateLimiter limiter = this.rules.limiter(rule);
+		RateLimiter limiter = limiter(rule);
 		RateLimit concurrency = rule.concurrency();
 		try {
 			if (concurrency == null) {
@@ -289,6 +293,14 @@ final class RateLimitEnforcer implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * The limiter that decides a rule's requests: its algorithm's, or for a rule with {@code prefetch} the one that
+	 * spends batches of permits taken from it.
+	 */
+	private RateLimiter limiter(RateLimitRule rule) {
+		return this.prefetching.of(rule, this.rules.limiter(rule));
+	}
+
 	private static CompletableFuture<RateLimitSlot> slot(RateLimiter limiter, String key, RateLimit concurrency,
 			boolean async) {
 		return async ? limiter.tryAcquireSlotAsync(key, concurrency.limit(), concurrency.window())
@@ -308,9 +320,10 @@ final class RateLimitEnforcer implements AutoCloseable {
 	private boolean decidesTogether(List<RateLimitRule> applicable) {
 		List<RateLimiter> limiters = new ArrayList<>(applicable.size());
 		for (RateLimitRule rule : applicable) {
-			if (rule.neverRefuses() || rule.countStatuses() != null || rule.costFrom() != null || rule.block() != null) {
+			if (rule.neverRefuses() || rule.countStatuses() != null || rule.costFrom() != null || rule.block() != null
+					|| rule.prefetch() > 0) {
 				// the refusal of a shadow or soft rule must not keep the others from being charged; checks and blocks
-				// have scripts of their own
+				// have scripts of their own; a prefetching rule spends permits it took earlier
 				return false;
 			}
 			limiters.add(this.rules.limiter(rule));
@@ -528,10 +541,19 @@ final class RateLimitEnforcer implements AutoCloseable {
 
 	}
 
-	/** Stops renewing slots: those still held come back when their leases end. */
+	/**
+	 * Stops renewing slots (those still held come back when their leases end) and gives back the permits prefetching
+	 * rules hold unspent.
+	 */
 	@Override
 	public void close() {
 		this.leases.close();
+		givePrefetchedBack();
+	}
+
+	/** Gives back what prefetching rules hold unspent; their requests are decided in Redis one by one from now on. */
+	void givePrefetchedBack() {
+		this.prefetching.close();
 	}
 
 	/** The budgets of requests under rules, for the flow's plan look-ups. */

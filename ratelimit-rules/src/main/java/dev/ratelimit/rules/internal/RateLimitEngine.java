@@ -26,6 +26,8 @@ import dev.ratelimit.rules.flow.RateLimitPlanCache;
 import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
+import org.springframework.context.SmartLifecycle;
+
 /**
  * The rule engine, assembled by its {@link #builder builder} over public types only: the one way in for the
  * auto-configuration and the engine's own tests. Hands out its parts by their SPI types (the {@link RateLimitFlow}
@@ -35,7 +37,7 @@ import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
  *
  * @since 0.1.0
  */
-public final class RateLimitEngine implements AutoCloseable {
+public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 
 	private final RateLimitRules rules;
 
@@ -44,6 +46,8 @@ public final class RateLimitEngine implements AutoCloseable {
 	private final RateLimitEnforcer enforcer;
 
 	private final RateLimitFlow flow;
+
+	private volatile boolean running;
 
 	private RateLimitEngine(Builder builder) {
 		this.rules = new RateLimitRules(builder.pathRules, builder.factory, builder.limiters,
@@ -88,10 +92,44 @@ public final class RateLimitEngine implements AutoCloseable {
 		return this.plans;
 	}
 
-	/** Stops renewing the leases of concurrency slots: those still held come back when their leases end. */
+	/**
+	 * Stops renewing the leases of concurrency slots (those still held come back when their leases end) and gives
+	 * back what rules with {@code prefetch} hold unspent.
+	 */
 	@Override
 	public void close() {
 		this.enforcer.close();
+	}
+
+	/** Marks the engine running, for {@link #stop()}. */
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	/**
+	 * Gives back what rules with {@code prefetch} hold unspent when the application stops: after the web server stopped
+	 * taking requests, while the Redis connection is still open (a bean's destruction comes after it is closed).
+	 */
+	@Override
+	public void stop() {
+		this.running = false;
+		this.enforcer.givePrefetchedBack();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Returns the phase of the stop: after the web server's ({@code DEFAULT_PHASE - 2048}), before the Redis
+	 * runner's ({@code DEFAULT_PHASE - 4096}).
+	 * @return the phase
+	 */
+	@Override
+	public int getPhase() {
+		return SmartLifecycle.DEFAULT_PHASE - 3072;
 	}
 
 	/**
