@@ -69,7 +69,13 @@ final class HttpApps {
 		return kept;
 	}
 
-	/** The rules of the servlet and WebFlux applications with the starter: one on /limited, three on /three. */
+	/** How many permits the hot key's rule takes at once. */
+	static final int HOT_PREFETCH = 100;
+
+	/**
+	 * The rules of the servlet and WebFlux applications with the starter: one on /limited, three on /three, and on /hot
+	 * one keyed by the client address, which is the load's one address: a hot key, its permits taken 100 at a time.
+	 */
 	private static final List<String> RULES = List.of("--ratelimit.rules.one.paths=/limited",
 			"--ratelimit.rules.one.key=header:X-Api-Key", "--ratelimit.rules.one.limit=1000000000",
 			"--ratelimit.rules.one.window=1h", "--ratelimit.rules.three-a.paths=/three",
@@ -78,7 +84,9 @@ final class HttpApps {
 			"--ratelimit.rules.three-b.key=ip", "--ratelimit.rules.three-b.limit=1000000000",
 			"--ratelimit.rules.three-b.window=1h", "--ratelimit.rules.three-c.paths=/three",
 			"--ratelimit.rules.three-c.key=header:X-Api-Key", "--ratelimit.rules.three-c.limit=1000000000",
-			"--ratelimit.rules.three-c.window=1m");
+			"--ratelimit.rules.three-c.window=1m", "--ratelimit.rules.hot.paths=/hot", "--ratelimit.rules.hot.key=ip",
+			"--ratelimit.rules.hot.limit=1000000000", "--ratelimit.rules.hot.window=1h",
+			"--ratelimit.rules.hot.prefetch=" + HOT_PREFETCH);
 
 	/**
 	 * Returns every application: servlet and WebFlux without the starter and with it, the gateway with ratelimit's
@@ -143,6 +151,7 @@ final class HttpApps {
 			}
 			if (app.app().starter() && !gateway) {
 				targets.add(new Target(app.app().name() + " /three", app, "/three", true));
+				targets.add(new Target(app.app().name() + " /hot", app, "/hot", true));
 			}
 		}
 		return targets;

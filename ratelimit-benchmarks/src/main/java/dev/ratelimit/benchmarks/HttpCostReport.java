@@ -138,6 +138,18 @@ final class HttpCostReport {
 			double threeThroughput = ratioOf(rounds, three, limited, "perSecond");
 			md.append(row(stack + ": three rules' throughput / one rule's", String.format("%.2fx", threeThroughput),
 					"(1.0x: as cheap)", null, ""));
+			String hot = stack + " /hot";
+			if (labels.contains(hot)) {
+				double hotThroughput = ratioOf(rounds, hot, open, "perSecond");
+				md.append(row(stack + ": one hot-key rule with prefetch=" + HttpApps.HOT_PREFETCH + " / no rule",
+						String.format("%.2fx", hotThroughput), "≥ 0.9x", hotThroughput >= 0.9,
+						String.format("%.3f EVALSHA per request (at most 2 / prefetch = %.2f); app CPU per request %.1f µs "
+								+ "against %.1f µs without a rule and %.1f µs with one rule calling Redis each time",
+								medianOf(rounds, (round) -> value(round, hot, "evalsha")
+										/ Math.max(1, value(round, hot, "responses"))),
+								2.0 / HttpApps.HOT_PREFETCH, median(rounds, hot, "appCpuMicros"),
+								median(rounds, open, "appCpuMicros"), median(rounds, limited, "appCpuMicros"))));
+			}
 			double untouched = ratioOf(rounds, open, plain, "perSecond");
 			md.append(row(stack + ": no rule matched, with the starter / without it", String.format("%.2fx", untouched),
 					"1.0x (as cheap; ±5% is this machine's noise)", untouched >= 0.95,

@@ -27,7 +27,7 @@ public class ReactiveApp implements DisposableBean {
 		this.redis = new PlainRedisCall(url);
 	}
 
-	@GetMapping({ "/open", "/limited", "/three" })
+	@GetMapping({ "/open", "/limited", "/three", "/hot" })
 	String hello() {
 		return "hello";
 	}

@@ -26,7 +26,7 @@ public class ServletApp implements DisposableBean {
 		this.redis = new PlainRedisCall(url);
 	}
 
-	@GetMapping({ "/open", "/limited", "/three" })
+	@GetMapping({ "/open", "/limited", "/three", "/hot" })
 	String hello() {
 		return "hello";
 	}
