@@ -39,7 +39,9 @@ final class GrpcApp implements AutoCloseable {
 
 	private final ConfigurableApplicationContext context;
 
-	private final ManagedChannel channel;
+	private final int port;
+
+	private volatile ManagedChannel channel;
 
 	/**
 	 * The connection of the calls held open apart ({@link #openApart}), so that Tomcat ending the others'
@@ -49,12 +51,24 @@ final class GrpcApp implements AutoCloseable {
 
 	GrpcApp(ConfigurableApplicationContext context, int port) {
 		this.context = context;
+		this.port = port;
 		this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
 		this.held = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
 	}
 
 	ConfigurableApplicationContext context() {
 		return this.context;
+	}
+
+	/**
+	 * Makes the calls that follow on a new connection, and lets the old one end with its calls: a test that shares the
+	 * application with one that refused streams still being sent starts apart from the connection Tomcat may be ending
+	 * for them (GOAWAY ENHANCE_YOUR_CALM, docs/grpc.md).
+	 */
+	void reconnect() {
+		ManagedChannel old = this.channel;
+		this.channel = NettyChannelBuilder.forAddress("127.0.0.1", this.port).usePlaintext().build();
+		old.shutdown();
 	}
 
 
