@@ -31,9 +31,6 @@ final class PrefetchBatch {
 	/** Permits held here, not yet spent. */
 	private long held;
 
-	/** Permits spent here since the batch came, beyond the fetching call's own. */
-	private long spent;
-
 	/** When the batch was sent to Redis, in nanoseconds. */
 	private long sentAt;
 
@@ -89,21 +86,29 @@ final class PrefetchBatch {
 
 	/**
 	 * Spends {@code permits} of those held, when they are held and may still be spent.
-	 * @return the decisions to announce: the budget as Redis last told it, less what was spent here since; or
-	 * {@code null} when the batch cannot pay for the call
+	 * @return the decisions to announce ({@link #announced(long)}); or {@code null} when the batch cannot pay for the
+	 * call
 	 */
 	@Nullable List<RateLimitDecision> spend(long permits, long now) {
 		if (this.held < permits || !spendable(now)) {
 			return null;
 		}
 		this.held -= permits;
-		this.spent += permits;
 		this.lastUsed = now;
+		return announced(now);
+	}
+
+	/**
+	 * The decisions to announce at {@code now}: the budget as last known here, that is what Redis left when it last
+	 * granted a batch and what this instance still holds of it (never more than was left then, less what was spent here
+	 * since), its reset counted down. What other instances took since is not known here.
+	 */
+	List<RateLimitDecision> announced(long now) {
 		Duration elapsed = Duration.ofNanos(Math.max(now - this.receivedAt, 0));
 		List<RateLimitDecision> decisions = new ArrayList<>(this.known.size());
 		for (RateLimitDecision decision : this.known) {
 			Duration resetAfter = decision.resetAfter().minus(elapsed);
-			decisions.add(RateLimitDecision.allowed(decision.limit(), Math.max(decision.remaining() - this.spent, 0),
+			decisions.add(RateLimitDecision.allowed(decision.limit(), decision.remaining() + this.held,
 					resetAfter.isNegative() ? Duration.ZERO : resetAfter));
 		}
 		return decisions;
@@ -178,11 +183,11 @@ final class PrefetchBatch {
 	}
 
 	/**
-	 * Keeps a batch Redis granted: what is left of it once the fetching call took its own permits.
+	 * Keeps a batch Redis granted: what is left of it once the fetching call took its own permits; for a top-up, what
+	 * the batch held with the top-up added ({@code permits} 0), counted from the top-up's decisions.
 	 */
 	void granted(long batch, long permits, List<RateLimitDecision> decisions, long sentAt, long receivedAt) {
 		this.held = batch - permits;
-		this.spent = 0;
 		this.known = List.copyOf(decisions);
 		this.sentAt = sentAt;
 		this.receivedAt = receivedAt;

@@ -26,9 +26,11 @@ import org.jspecify.annotations.Nullable;
  * it was counted in has ended (see {@code PrefetchBatch} for how long each algorithm's permits last).
  * <p>
  * Each key (with its limits) gets a batch of up to {@code prefetch} permits (never more than the smallest limit or
- * burst); the call that fetches it takes its own permits out of it, the following ones spend the rest. Only one
- * fetch per key is in flight at a time: the calls that find the batch empty meanwhile wait for it without holding
- * a thread, then spend from the new batch (or fetch the next). When Redis refuses a batch, the budget is near its
+ * burst); the call that fetches it takes its own permits out of it, the following ones spend the rest. Once a
+ * batch holds a quarter of it or less, the call that finds it so tops it up in the background (what the batch holds
+ * and what is on its way never exceed one batch), so that a key that stays hot never waits for Redis. Only one fetch
+ * per key is in flight at a time: the calls that find the batch empty meanwhile wait for it without holding a
+ * thread, then spend from the new batch (or fetch the next). When Redis refuses a batch, the budget is near its
  * end: calls are decided one by one (for their own permits) until a batch could be granted again, as Redis told.
  * What a batch holds unspent is given back ({@link RateLimiter#refundAsync}) when its key has gone quiet
  * ({@code quietAfter} without a call), when it can no longer be spent (a token bucket or GCRA batch after a short
@@ -37,8 +39,9 @@ import org.jspecify.annotations.Nullable;
  * so keep up to {@code prefetch} permits of a key unspent until its window ends: other instances may then refuse
  * calls early, never more than {@code prefetch} per instance.
  * <p>
- * The decisions announced are never more generous than Redis' last word: a spent permit's decision tells the
- * budget Redis left after the batch was taken, less every permit spent here since, and its reset counted down.
+ * The decisions announced tell the budget as last known here: what Redis left when it last granted a batch, and what
+ * this instance still holds of it, its reset counted down. They are never more generous than that: what other
+ * instances took since is not known here, and what they hold counts as taken.
  * <p>
  * Works with every algorithm whose state is a count: the fixed window, the sliding window counter, the token bucket
  * and GCRA; the sliding window log, which records each permit's time, cannot lend them. The limiter given must be
@@ -147,6 +150,7 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 		boolean retired;
 		CompletableFuture<Void> fetch = null;
 		boolean fetching = false;
+		long ahead = 0;
 		synchronized (batch) {
 			retired = batch.retired();
 			if (!retired) {
@@ -164,6 +168,11 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 					fetch = batch.startFetch();
 					fetching = true;
 				}
+				else if (spent != null && fetch == null && batch.held() <= lowWater(size) && !batch.perRequest(now)) {
+					// what the batch lacks of a whole one, on its way while the rest is spent
+					ahead = size - batch.held();
+					fetch = batch.startFetch();
+				}
 			}
 		}
 		if (giveBack && lapsed > 0) {
@@ -174,6 +183,9 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 			return tryAcquireAsync(key, limits, permits);
 		}
 		if (spent != null) {
+			if (ahead > 0 && fetch != null) {
+				fetchAhead(batch, fetch, key, limits, ahead);
+			}
 			return CompletableFuture.completedFuture(spent);
 		}
 		if (perRequest || fetch == null) {
@@ -219,9 +231,11 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 			long receivedAt = this.nanoTime.getAsLong();
 			boolean granted = decisions.stream().allMatch(RateLimitDecision::allowed);
 			long late = 0;
+			List<RateLimitDecision> announced = decisions;
 			synchronized (batch) {
 				if (granted) {
 					batch.granted(size, permits, decisions, sentAt, receivedAt);
+					announced = batch.announced(receivedAt);
 					if (this.closed || batch.retired()) {
 						late = batch.takeHeld();
 					}
@@ -235,11 +249,79 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 				giveBack(key, limits, late);
 			}
 			if (granted) {
-				return CompletableFuture.completedFuture(decisions);
+				return CompletableFuture.completedFuture(announced);
 			}
 			// near the end of the budget: this call's own permits alone
 			return this.delegate.tryAcquireAsync(key, limits, permits);
 		}).thenCompose(Function.identity());
+	}
+
+	/**
+	 * Tops up a batch that runs low, in the background: takes {@code ahead} permits in Redis, so that the batch holds a
+	 * whole one again when they come, and its calls never wait for a fetch while the key stays hot. What the batch still
+	 * holds and what is on its way never make more than one batch. When Redis refuses them, the budget is near its end:
+	 * the batch spends what it holds, then decides calls one by one.
+	 */
+	private void fetchAhead(PrefetchBatch batch, CompletableFuture<Void> fetched, String key, List<RateLimit> limits,
+			long ahead) {
+		long sentAt = this.nanoTime.getAsLong();
+		CompletableFuture<List<RateLimitDecision>> asked;
+		try {
+			asked = this.delegate.tryAcquireAsync(key, limits, ahead);
+		}
+		catch (RuntimeException ex) {
+			// the calls go on with what the batch holds, and the next one that finds it low tries again
+			synchronized (batch) {
+				batch.failed();
+			}
+			fetched.complete(null);
+			logger.debug("Could not top up a batch of permits", ex);
+			return;
+		}
+		asked.whenComplete((decisions, failure) -> {
+			long receivedAt = this.nanoTime.getAsLong();
+			long late = 0;
+			long lapsed = 0;
+			boolean giveBack = false;
+			synchronized (batch) {
+				if (failure != null) {
+					batch.failed();
+				}
+				else if (decisions.stream().allMatch(RateLimitDecision::allowed)) {
+					if (batch.held() > 0 && !batch.spendable(receivedAt)) {
+						// what the batch held ended before Redis counted the top-up (its window, or the bucket's
+						// refill): only the top-up may be spent
+						giveBack = batch.mayGiveBack(receivedAt, GIVE_BACK_MARGIN_NANOS);
+						lapsed = batch.takeHeld();
+					}
+					batch.granted(batch.held() + ahead, 0, decisions, sentAt, receivedAt);
+					if (this.closed || batch.retired()) {
+						late = batch.takeHeld();
+					}
+				}
+				else {
+					batch.refused(decisions, sentAt, receivedAt);
+				}
+			}
+			fetched.complete(null);
+			if (failure != null) {
+				logger.debug("Could not top up a batch of permits", failure);
+			}
+			if (giveBack && lapsed > 0) {
+				giveBack(key, limits, lapsed);
+			}
+			if (late > 0) {
+				giveBack(key, limits, late);
+			}
+		});
+	}
+
+	/**
+	 * How few permits a batch of {@code size} holds before it is topped up: a quarter of it, so that a top-up takes at
+	 * least three quarters of a batch and the key's Redis calls stay under 4 / (3 x prefetch) per permit.
+	 */
+	private static long lowWater(long size) {
+		return size / 4;
 	}
 
 	/** The permits of one batch under {@code limits}: the prefetch, at most the smallest limit (or burst). */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.Test;
@@ -73,21 +74,24 @@ class PrefetchingRateLimiterTests {
 	}
 
 	@Test
-	void spendsABatchHereAndTellsTheBudgetRedisLeftLessWhatWasSpent() {
+	void spendsABatchHereTopsItUpWhenLowAndTellsTheBudgetRedisLeftLessWhatWasSpent() {
 		RedisRateLimiter redis = redis(Algorithm.FIXED_WINDOW, counting());
 		PrefetchingRateLimiter limiter = prefetching(redis, 4);
 		RateLimit limit = RateLimit.of(10, Duration.ofHours(1));
 		List<Long> remaining = new ArrayList<>();
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 3; i++) {
 			RateLimitDecision decision = limiter.tryAcquire("hot", limit);
 			assertThat(decision.allowed()).isTrue();
 			remaining.add(decision.remaining());
 		}
-		assertThat(this.calls).as("one batch of 4").containsExactly("4");
-		assertThat(remaining).as("6 left in Redis, then one less per permit spent here").containsExactly(6L, 5L, 4L, 3L);
-		assertThat(inRedis(Algorithm.FIXED_WINDOW, "hot", limit)).isEqualTo(6);
-		assertThat(limiter.tryAcquire("hot", limit).remaining()).as("the next batch").isEqualTo(2);
-		assertThat(this.calls).containsExactly("4", "4");
+		assertThat(remaining).as("6 left in Redis and 3 held here, then one less per permit spent here")
+			.containsExactly(9L, 8L, 7L);
+		// the third call left one held, a quarter of the batch: the 3 it lacks were taken behind it
+		assertThat(this.calls).as("a batch of 4, topped up by 3").containsExactly("4", "3");
+		assertThat(inRedis(Algorithm.FIXED_WINDOW, "hot", limit)).isEqualTo(3);
+		assertThat(limiter.held("hot", List.of(limit))).as("a whole batch again").isEqualTo(4);
+		assertThat(limiter.tryAcquire("hot", limit).remaining()).as("3 left in Redis and 3 held here").isEqualTo(6);
+		assertThat(this.calls).containsExactly("4", "3");
 	}
 
 	@Test
@@ -102,10 +106,47 @@ class PrefetchingRateLimiterTests {
 			}
 		}
 		assertThat(admitted).isEqualTo(10);
-		// batches of 4, 4, a batch refused with 2 left, then the calls' own permits
-		assertThat(this.calls.subList(0, 5)).containsExactly("4", "4", "4", "1", "1");
+		// a batch of 4, top-ups of 3 and 3, a top-up refused with none left, then the calls' own permits
+		assertThat(this.calls.subList(0, 5)).containsExactly("4", "3", "3", "3", "1");
 		assertThat(this.calls.subList(5, this.calls.size())).as("one by one until the window ends").containsOnly("1");
 		assertThat(limiter.held("hot", List.of(limit))).isZero();
+	}
+
+	@Test
+	void aTopUpThatComesOnceItsWindowEndedIsNeverSpentInTheNext() {
+		RedisScriptRunner template = RedisScriptRunner.of(RedisTestServer.shared().template());
+		AtomicReference<CompletableFuture<Void>> gate = new AtomicReference<>(CompletableFuture.completedFuture(null));
+		RedisScriptRunner gated = new RedisScriptRunner() {
+
+			@Override
+			@SuppressWarnings("rawtypes")
+			public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
+				return template.run(script, keys, args);
+			}
+
+			@Override
+			@SuppressWarnings("rawtypes")
+			public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
+				PrefetchingRateLimiterTests.this.calls.add(args.get(1));
+				return gate.get().thenApply((open) -> template.run(script, keys, args));
+			}
+
+		};
+		PrefetchingRateLimiter limiter = neverQuiet(redis(Algorithm.FIXED_WINDOW, gated), 4);
+		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1));
+		limiter.tryAcquire("hot", limit);
+		limiter.tryAcquire("hot", limit);
+		gate.set(new CompletableFuture<>());
+		// one held: the top-up is on its way, and its answer comes once the window ended
+		assertThat(limiter.tryAcquire("hot", limit).allowed()).isTrue();
+		assertThat(this.calls).containsExactly("4", "3");
+		this.clock.advance(Duration.ofSeconds(61));
+		gate.get().complete(null);
+		assertThat(limiter.tryAcquire("hot", limit).remaining()).as("a batch of the new window: 6 in Redis, 3 held")
+			.isEqualTo(9);
+		assertThat(this.calls).containsExactly("4", "3", "4");
+		assertThat(inRedis(Algorithm.FIXED_WINDOW, "hot", limit)).as("nothing of the old window spent in the new one")
+			.isEqualTo(6);
 	}
 
 	@Test
@@ -117,7 +158,8 @@ class PrefetchingRateLimiterTests {
 		assertThat(limiter.held("hot", List.of(limit))).isEqualTo(3);
 		// the window opened by the first permit has ended
 		this.clock.advance(Duration.ofSeconds(61));
-		assertThat(limiter.tryAcquire("hot", limit).remaining()).as("a batch of the new window").isEqualTo(6);
+		assertThat(limiter.tryAcquire("hot", limit).remaining()).as("a batch of the new window: 6 in Redis, 3 held")
+			.isEqualTo(9);
 		assertThat(this.calls).containsExactly("4", "4");
 		assertThat(inRedis(Algorithm.FIXED_WINDOW, "hot", limit))
 			.as("nothing of the old window given to the new one")
@@ -141,22 +183,46 @@ class PrefetchingRateLimiterTests {
 	@Test
 	void tokenBucketTokensAreNotSpentOnceTheBucketCouldHaveRefilledPastItsCapacity() {
 		RedisRateLimiter redis = redis(Algorithm.TOKEN_BUCKET, counting());
-		PrefetchingRateLimiter limiter = neverQuiet(redis, 4);
+		PrefetchingRateLimiter limiter = neverQuiet(redis, 8);
 		// a token a second, up to 10
 		RateLimit limit = RateLimit.of(10, Duration.ofSeconds(10));
-		assertThat(redis.tryAcquire("hot", limit, 6).allowed()).isTrue();
+		assertThat(redis.tryAcquire("hot", limit, 2).allowed()).isTrue();
 		this.calls.clear();
-		assertThat(limiter.tryAcquire("hot", limit).remaining()).as("the bucket emptied by the batch").isZero();
-		// 3 held, 0 in Redis: the next may be spent until (10 - 0 - 1 - 3) s, the one after until 7 s, then 8 s
-		this.clock.advance(Duration.ofMillis(5_900));
+		assertThat(limiter.tryAcquire("hot", limit).remaining()).as("the bucket emptied by the batch, 7 held")
+			.isEqualTo(7);
+		// 7 held, 0 in Redis: the next may be spent until (10 - 0 - 1 - 7) s, the one after until 3 s, then 4 s
+		this.clock.advance(Duration.ofMillis(1_900));
 		assertThat(limiter.tryAcquire("hot", limit).allowed()).isTrue();
 		this.clock.advance(Duration.ofMillis(1_000));
 		assertThat(limiter.tryAcquire("hot", limit).allowed()).isTrue();
-		assertThat(this.calls).as("two tokens spent here").containsExactly("4");
-		// 8.5 s: 8 tokens back in Redis and 1 held would be 9 + the refill to come; the held token goes back
+		assertThat(this.calls).as("two tokens spent here").containsExactly("8");
+		// 4.5 s: 4 tokens back in Redis and 5 held would be 9 + the refill to come; the held tokens go back
 		this.clock.advance(Duration.ofMillis(1_600));
 		assertThat(limiter.tryAcquire("hot", limit).allowed()).isTrue();
-		assertThat(this.calls).as("the held token given back, a new batch taken").containsExactly("4", "1", "4");
+		assertThat(this.calls).as("the held tokens given back, a new batch taken").containsExactly("8", "5", "8");
+	}
+
+	@Test
+	void aTokenBucketTopUpCountsWhatTheBatchHoldsAgainstTheBucketsCapacity() {
+		RedisRateLimiter redis = redis(Algorithm.TOKEN_BUCKET, counting());
+		PrefetchingRateLimiter limiter = neverQuiet(redis, 4);
+		// a token a second, up to 10
+		RateLimit limit = RateLimit.of(10, Duration.ofSeconds(10));
+		assertThat(redis.tryAcquire("hot", limit, 3).allowed()).isTrue();
+		this.calls.clear();
+		limiter.tryAcquire("hot", limit);
+		limiter.tryAcquire("hot", limit);
+		limiter.tryAcquire("hot", limit);
+		// 1 held and a top-up of 3: 4 held, none in Redis, so the next may be spent until (10 - 0 - 1 - 4) s
+		assertThat(this.calls).containsExactly("4", "3");
+		assertThat(limiter.held("hot", List.of(limit))).isEqualTo(4);
+		this.clock.advance(Duration.ofMillis(4_900));
+		assertThat(limiter.tryAcquire("hot", limit).allowed()).isTrue();
+		assertThat(this.calls).containsExactly("4", "3");
+		// 3 held: until 6 s; at 6.1 s, the held tokens go back and a batch is taken again
+		this.clock.advance(Duration.ofMillis(1_200));
+		assertThat(limiter.tryAcquire("hot", limit).allowed()).isTrue();
+		assertThat(this.calls).containsExactly("4", "3", "3", "4");
 	}
 
 	@Test
@@ -212,8 +278,8 @@ class PrefetchingRateLimiterTests {
 			}
 
 		};
-		PrefetchingRateLimiter limiter = prefetching(redis(Algorithm.FIXED_WINDOW, held), 4);
-		RateLimit limit = RateLimit.of(10, Duration.ofHours(1));
+		PrefetchingRateLimiter limiter = prefetching(redis(Algorithm.FIXED_WINDOW, held), 8);
+		RateLimit limit = RateLimit.of(20, Duration.ofHours(1));
 		List<CompletableFuture<RateLimitDecision>> decisions = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			decisions.add(limiter.tryAcquireAsync("hot", limit));
@@ -222,8 +288,8 @@ class PrefetchingRateLimiterTests {
 		assertThat(decisions).noneMatch(CompletableFuture::isDone);
 		gate.complete(null);
 		assertThat(decisions).allSatisfy((decision) -> assertThat(decision.join().allowed()).isTrue());
-		assertThat(decisions.stream().map((decision) -> decision.join().remaining())).containsExactlyInAnyOrder(6L, 5L,
-				4L, 3L);
+		assertThat(decisions.stream().map((decision) -> decision.join().remaining())).containsExactlyInAnyOrder(19L, 18L,
+				17L, 16L);
 		assertThat(sent).as("the three others spent it").hasValue(1);
 	}
 

@@ -65,6 +65,15 @@ public final class HttpCost {
 		.filter((stack) -> !stack.isBlank())
 		.toList();
 
+	/**
+	 * The targets to load, {@code -Dbench.http-targets=webflux /hot,webflux-plain /open} (labels as in the report), for a
+	 * profile of those alone; all when not set.
+	 */
+	private static final List<String> TARGETS = List.of(System.getProperty("bench.http-targets", "").split(","))
+		.stream()
+		.filter((target) -> !target.isBlank())
+		.toList();
+
 	private HttpCost() {
 	}
 
@@ -99,7 +108,10 @@ public final class HttpCost {
 			Map<String, Object> warmUps = new LinkedHashMap<>();
 			Path jfc = out.resolve("sampling.jfc").toAbsolutePath();
 			try (var in = HttpCost.class.getResourceAsStream("/benchmarks/sampling.jfc")) {
-				Files.write(jfc, in.readAllBytes());
+				// -Dbench.http-sample-period=1 samples every millisecond instead of every 10, for a profile of one stack
+				String period = System.getProperty("bench.http-sample-period", "10");
+				Files.writeString(jfc, new String(in.readAllBytes(), StandardCharsets.UTF_8)
+					.replace("<setting name=\"period\">10 ms</setting>", "<setting name=\"period\">" + period + " ms</setting>"));
 			}
 			// one stack at a time, so that the JVMs sharing the application CPU are those compared, and the JIT of
 			// the others does not take it from them
@@ -113,7 +125,10 @@ public final class HttpCost {
 					apps.add(launcher.start(app));
 					started.add(apps.get(apps.size() - 1).process());
 				}
-				List<HttpApps.Target> targets = HttpApps.targets(apps);
+				List<HttpApps.Target> targets = HttpApps.targets(apps)
+					.stream()
+					.filter((target) -> TARGETS.isEmpty() || TARGETS.contains(target.label()))
+					.toList();
 				allTargets.addAll(targets);
 				for (HttpApps.Target target : targets) {
 					target.check();

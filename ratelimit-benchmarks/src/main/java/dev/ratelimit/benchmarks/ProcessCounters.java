@@ -16,6 +16,15 @@ record ProcessCounters(long userNanos, long systemNanos, long switches) {
 	private static final long TICK_NANOS = 10_000_000L;
 
 	static ProcessCounters of(Process process) {
+		return of(process.toHandle());
+	}
+
+	/** Returns what this JVM has used so far. */
+	static ProcessCounters self() {
+		return of(ProcessHandle.current());
+	}
+
+	private static ProcessCounters of(ProcessHandle process) {
 		Path proc = Path.of("/proc", String.valueOf(process.pid()));
 		try {
 			String stat = Files.readString(proc.resolve("stat"));

@@ -25,7 +25,10 @@ import dev.ratelimit.testsupport.RedisBinary;
  * of the same length that reports decisions per second, the client's CPU µs per decision (this
  * process, from {@code /proc/self/stat}), Redis's CPU µs per decision ({@code INFO cpu}), of it the µs
  * inside scripts ({@code EVALSHA} and {@code EVAL} in {@code INFO commandstats}: the rest is the
- * requests around them), and the Redis commands per decision ({@code INFO commandstats}), with the
+ * requests around them), the Redis commands per decision ({@code INFO commandstats}), the context switches of
+ * this process's threads per decision ({@code /proc/self/task/&#42;/status}: the threads handing work to each other), how
+ * busy Redis was (decisions per second times its CPU per decision: the share of the physical limit of those very
+ * decisions, a batched decision's included, that the client reached), with the
  * ratios of each figure to plain Lettuce
  * {@code EVALSHA} of the seed's fixed-window script (issue 17's reference; plain Lettuce {@code EVALSHA}
  * of our fixed-window script is a row of its own).
@@ -102,15 +105,16 @@ public final class SteadyState {
 				threads, KEYS, seconds(warmup), seconds(measure)));
 		md.append("| system | decisions/s | client CPU µs | Redis CPU µs | p50 / p99 latency µs | Redis commands per decision ")
 			.append("| ÷ plain Lettuce EVALSHA of the seed's script (decisions/s, client CPU, Redis CPU) ")
-			.append("| Redis µs inside scripts |\n");
-		md.append("|---|---:|---:|---:|---:|---|---|---:|\n");
+			.append("| Redis µs inside scripts | client context switches per decision ")
+			.append("| Redis busy: ÷ the physical limit of its decisions (1 s ÷ Redis CPU per decision) |\n");
+		md.append("|---|---:|---:|---:|---:|---|---|---:|---:|---:|\n");
 		for (Result r : results) {
 			String ratios = (base == null) ? "–"
 					: String.format(Locale.ROOT, "%.2f× / %.2f× / %.2f×", r.perSecond() / base.perSecond(),
 							r.clientMicros() / base.clientMicros(), r.redisMicros() / base.redisMicros());
-			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %,.0f / %,.0f | %s | %s | %.1f |%n", r.system(),
-					r.perSecond(), r.clientMicros(), r.redisMicros(), r.p50Micros(), r.p99Micros(), r.commands(), ratios,
-					r.scriptMicros()));
+			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %,.0f / %,.0f | %s | %s | %.1f | %.2f | %.2f× |%n",
+					r.system(), r.perSecond(), r.clientMicros(), r.redisMicros(), r.p50Micros(), r.p99Micros(), r.commands(),
+					ratios, r.scriptMicros(), r.switches(), r.perSecond() * r.redisMicros() / 1e6));
 		}
 		return md.append('\n').toString();
 	}
@@ -160,14 +164,16 @@ public final class SteadyState {
 				Thread.sleep(warmup.toMillis());
 				ServerCounters before = redis.counters();
 				long decisionsBefore = decisions.sum();
-				long clientBefore = processCpuNanos();
+				ProcessCounters clientBefore = ProcessCounters.self();
 				long start = System.nanoTime();
 				measuring.set(true);
 				Thread.sleep(measure.toMillis());
 				measuring.set(false);
 				ServerCounters after = redis.counters();
 				long count = decisions.sum() - decisionsBefore;
-				long clientNanos = processCpuNanos() - clientBefore;
+				ProcessCounters client = ProcessCounters.self();
+				long clientNanos = client.userNanos() + client.systemNanos() - clientBefore.userNanos()
+						- clientBefore.systemNanos();
 				double seconds = (System.nanoTime() - start) / 1e9;
 				stop.set(true);
 				done.await();
@@ -187,24 +193,12 @@ public final class SteadyState {
 						(after.cpuSeconds() - before.cpuSeconds()) * 1e6 / count,
 						(commands.length() > 0) ? commands.substring(0, commands.length() - 2) : "none",
 						percentileMicros(all, 0.50), percentileMicros(all, 0.99),
-						(after.scriptUsec() - before.scriptUsec()) / (double) count);
+						(after.scriptUsec() - before.scriptUsec()) / (double) count,
+						(client.switches() - clientBefore.switches()) / (double) count);
 			}
 		}
 	}
 
-	/** CPU time of this process, user and system, from {@code /proc/self/stat} in clock ticks (100 per s). */
-	private static long processCpuNanos() {
-		try {
-			String stat = Files.readString(Path.of("/proc/self/stat"));
-			String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-			// fields from the state on: utime and stime are the 12th and 13th
-			long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-			return ticks * 10_000_000L;
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
 
 	private static Path pinnedRedis(String cpu) {
 		try {
@@ -240,7 +234,7 @@ public final class SteadyState {
 	}
 
 	private record Result(String system, double perSecond, double clientMicros, double redisMicros, String commands,
-			double p50Micros, double p99Micros, double scriptMicros) {
+			double p50Micros, double p99Micros, double scriptMicros, double switches) {
 	}
 
 }

@@ -51,6 +51,9 @@ final class SteadyStateTargets {
 		if (redisson != null) {
 			row("steady.throughput-redisson", threads, r, o1, (v) -> v.perSecond() / redisson.perSecond());
 		}
+		row("steady.batching-physical", threads, r, Labels.O1.stream().map((system) -> system + Contenders.BATCHING).toList(),
+				(v) -> v.perSecond() * v.redisCpu() / 1e6);
+		row("steady.client-vs-redis", threads, r, o1, (v) -> v.clientCpu() / v.redisCpu());
 		row("steady.batching-throughput", threads, r, Labels.O1.stream().map((system) -> system + Contenders.BATCHING).toList(),
 				(v) -> v.perSecond() / plain.perSecond());
 		StringBuilder p99 = new StringBuilder();
