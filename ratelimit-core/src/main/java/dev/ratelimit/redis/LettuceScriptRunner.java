@@ -145,6 +145,22 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 		return this.readyAtStart;
 	}
 
+	/**
+	 * Asks Redis, on the connection decisions use, whether it answers and knows every rate-limit script, and loads
+	 * again a script it has forgotten (a restarted or flushed server): what a health check reports. Not guarded by
+	 * the circuit breaker, and no decision: it waits up to {@code timeout}, connecting included.
+	 * @param timeout how long to wait for the answers; positive
+	 * @return completes once Redis answered and holds every script; exceptionally otherwise, with a
+	 * {@link org.springframework.dao.DataAccessException} that says why, or a
+	 * {@link java.util.concurrent.TimeoutException} when Redis did not answer within {@code timeout}
+	 * @since 0.1.0
+	 */
+	public CompletableFuture<Void> probe(Duration timeout) {
+		Assert.isTrue(timeout != null && !timeout.isNegative() && !timeout.isZero(),
+				() -> "timeout must be positive, but was " + timeout);
+		return this.connection.probe().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+	}
+
 	/** The client's connect timeout, or Lettuce's default. */
 	private static Duration connectTimeout(LettuceConnectionFactory connectionFactory) {
 		return connectionFactory.getClientConfiguration()

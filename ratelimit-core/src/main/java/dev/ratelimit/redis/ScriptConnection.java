@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
@@ -79,6 +80,39 @@ final class ScriptConnection {
 		}
 		return new Connected(redisConnection, commands,
 				CompletableFuture.allOf(ready.toArray(CompletableFuture[]::new)));
+	}
+
+	/**
+	 * Asks the server whether it answers ({@code PING}) and knows every script ({@code SCRIPT EXISTS}); a script it
+	 * has forgotten (a restarted or flushed server) is loaded again, as at the connection's opening.
+	 * @return completes once the server answered and holds every script; exceptionally, translated, otherwise
+	 */
+	CompletableFuture<Void> probe() {
+		return connect().thenCompose((connected) -> {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = connected.commands();
+			List<RedisScript<List>> scripts = RedisScripts.all();
+			String[] digests = scripts.stream().map(RedisScript::getSha1).toArray(String[]::new);
+			return commands.ping()
+				.thenCompose((pong) -> commands.scriptExists(digests))
+				.thenCompose((known) -> {
+					List<CompletableFuture<?>> loads = new ArrayList<>();
+					for (int i = 0; i < scripts.size(); i++) {
+						if (!Boolean.TRUE.equals(known.get(i))) {
+							loads.add(commands.scriptLoad(scripts.get(i).getScriptAsString().getBytes(StandardCharsets.UTF_8))
+								.toCompletableFuture());
+						}
+					}
+					return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+				})
+				.toCompletableFuture()
+				.handle((done, failure) -> {
+					if (failure != null) {
+						throw translate((failure instanceof CompletionException && failure.getCause() != null)
+								? failure.getCause() : failure, connected);
+					}
+					return null;
+				});
+		});
 	}
 
 	/**

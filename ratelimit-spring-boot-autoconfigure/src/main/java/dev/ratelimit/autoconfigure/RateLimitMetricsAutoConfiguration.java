@@ -22,7 +22,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Publishes rate-limit metrics to Micrometer: decisions by rule and outcome, decision latency,
+ * Publishes rate-limit metrics to Micrometer: decisions by rule and outcome, those near a limit by rule
+ * ({@code ratelimit.metrics.near-limit-ratio}), decision latency,
  * rejections served by the local denial cache, whether Redis is available, and calls that timed out by
  * whose lateness.
  *
@@ -78,8 +79,11 @@ public final class RateLimitMetricsAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitMetricsObserver")
-		RateLimitObserver rateLimitMetricsObserver(MeterRegistry registry) {
-			return RateLimitEngine.Builder.micrometerObserver(registry);
+		RateLimitObserver rateLimitMetricsObserver(MeterRegistry registry,
+				ObjectProvider<RateLimitProperties> properties) {
+			double ratio = properties.getIfAvailable(RateLimitProperties::new).getMetrics().getNearLimitRatio();
+			return PropertyErrors.check("ratelimit.metrics.near-limit-ratio", ratio,
+					(checked) -> RateLimitEngine.Builder.micrometerObserver(registry, checked));
 		}
 
 	}

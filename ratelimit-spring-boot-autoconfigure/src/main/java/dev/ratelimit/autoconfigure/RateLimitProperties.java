@@ -71,6 +71,8 @@ public class RateLimitProperties {
 
 	private final LocalCache localCache = new LocalCache();
 
+	private final Metrics metrics = new Metrics();
+
 	/**
 	 * Proxies, as IP addresses or CIDR blocks, whose X-Forwarded-For and Forwarded headers are believed.
 	 */
@@ -161,6 +163,10 @@ public class RateLimitProperties {
 
 	public LocalCache getLocalCache() {
 		return this.localCache;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
 	}
 
 	public List<String> getTrustedProxies() {
@@ -315,6 +321,27 @@ public class RateLimitProperties {
 
 		public void setMaxKeys(int maxKeys) {
 			this.maxKeys = maxKeys;
+		}
+
+	}
+
+	/**
+	 * The rate-limit metrics.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Share of a limit used at or past which an allowed decision counts in ratelimit.decisions.near-limit (0.8:
+		 * 20 % of the limit left, or less); more than 0, at most 1.
+		 */
+		private double nearLimitRatio = 0.8;
+
+		public double getNearLimitRatio() {
+			return this.nearLimitRatio;
+		}
+
+		public void setNearLimitRatio(double nearLimitRatio) {
+			this.nearLimitRatio = nearLimitRatio;
 		}
 
 	}

@@ -46,6 +46,24 @@ class RateLimitObservabilityAutoConfigurationTests {
 	}
 
 	@Test
+	void refusesANearLimitRatioOutOfRangeNamingThePropertyAndTheFix() {
+		for (String ratio : new String[] { "0", "-0.5", "1.5" }) {
+			this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+				.withPropertyValues("ratelimit.metrics.near-limit-ratio=" + ratio)
+				.run((context) -> {
+					assertThat(context).hasFailed();
+					assertThat(context.getStartupFailure()).rootCause()
+						.hasMessageContaining("ratelimit.metrics.near-limit-ratio")
+						.hasMessageContaining(ratio)
+						.hasMessageContaining("must be more than 0 and at most 1");
+				});
+		}
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues("ratelimit.metrics.near-limit-ratio=1")
+			.run((context) -> assertThat(context).hasNotFailed().hasBean("rateLimitMetricsObserver"));
+	}
+
+	@Test
 	void recordsNothingWithoutAMeterRegistry() {
 		this.runner.run((context) -> assertThat(context).hasNotFailed()
 			.doesNotHaveBean("rateLimitMetricsObserver"));

@@ -25,6 +25,18 @@ public interface RateLimitObserver {
 	void onDecision(RateLimitRule rule, Outcome outcome, long nanos);
 
 	/**
+	 * Called once per rule that allowed a request, before its decision ends, with what the request left of the rule's
+	 * tightest limit (the one with the least left, as a share of the limit): an observer counts the decisions that come
+	 * near the limit, so that an alert fires before clients are refused. By default it does nothing.
+	 * @param rule the rule
+	 * @param remaining what the request left of that limit
+	 * @param limit the limit
+	 * @since 0.1.0
+	 */
+	default void onBudgetLeft(RateLimitRule rule, long remaining, long limit) {
+	}
+
+	/**
 	 * Called when a rule starts deciding a request, before its limiter is asked: an observer that wraps
 	 * the decision (a trace span, say) starts it here. By default the returned end reports to
 	 * {@link #onDecision}.
@@ -110,6 +122,11 @@ public interface RateLimitObserver {
 			@Override
 			public void onDecision(RateLimitRule rule, Outcome outcome, long nanos) {
 				all.forEach((observer) -> observer.onDecision(rule, outcome, nanos));
+			}
+
+			@Override
+			public void onBudgetLeft(RateLimitRule rule, long remaining, long limit) {
+				all.forEach((observer) -> observer.onBudgetLeft(rule, remaining, limit));
 			}
 
 			@Override

@@ -13,7 +13,9 @@ import io.micrometer.core.instrument.Timer;
 
 /**
  * Records decisions as Micrometer meters: a counter {@code ratelimit.decisions} tagged with the rule
- * and the outcome, and a timer {@code ratelimit.decision.duration} tagged with the rule. Tag values are
+ * and the outcome, a timer {@code ratelimit.decision.duration} tagged with the rule, and a counter
+ * {@code ratelimit.decisions.near-limit} tagged with the rule, of the allowed decisions that left a limit of the rule
+ * at or below {@code 1 - nearLimitRatio} of it (they count as {@code allowed} too). Tag values are
  * bounded: rule names and outcomes, never client keys.
  *
  * @since 0.1.0
@@ -22,6 +24,15 @@ final class MicrometerRateLimitObserver implements RateLimitObserver {
 
 	/** The counter of decisions. */
 	public static final String DECISIONS = "ratelimit.decisions";
+
+	/** The counter of allowed decisions that came near a limit. */
+	public static final String NEAR_LIMIT = "ratelimit.decisions.near-limit";
+
+	/** The share of a limit used past which a decision counts as near the limit, by default. */
+	static final double DEFAULT_NEAR_LIMIT_RATIO = 0.8;
+
+	/** Room for the rounding of ratios such as 0.8, which doubles do not hold exactly. */
+	private static final double EPSILON = 1e-9;
 
 	/** The timer of decisions, the Redis round trip included. */
 	public static final String DURATION = "ratelimit.decision.duration";
@@ -32,12 +43,37 @@ final class MicrometerRateLimitObserver implements RateLimitObserver {
 
 	private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
+	private final Map<String, Counter> nearLimit = new ConcurrentHashMap<>();
+
+	private final double nearLimitRatio;
+
 	/**
 	 * Creates an observer.
 	 * @param registry where the meters go
+	 * @param nearLimitRatio the share of a limit used at or past which an allowed decision counts as near the limit;
+	 * more than 0, at most 1
 	 */
-	public MicrometerRateLimitObserver(MeterRegistry registry) {
+	MicrometerRateLimitObserver(MeterRegistry registry, double nearLimitRatio) {
+		if (!(nearLimitRatio > 0 && nearLimitRatio <= 1)) {
+			throw new IllegalArgumentException("must be more than 0 and at most 1 (the share of a limit used at which "
+					+ "a decision counts as near the limit, 0.8 by default), but was " + nearLimitRatio);
+		}
 		this.registry = registry;
+		this.nearLimitRatio = nearLimitRatio;
+	}
+
+	@Override
+	public void onBudgetLeft(RateLimitRule rule, long remaining, long limit) {
+		if (limit <= 0 || (double) (limit - remaining) / limit < this.nearLimitRatio - EPSILON) {
+			return;
+		}
+		this.nearLimit
+			.computeIfAbsent(rule.name(), (key) -> Counter.builder(NEAR_LIMIT)
+				.description("Allowed rate-limit decisions that left a limit of their rule at or below "
+						+ "1 - ratelimit.metrics.near-limit-ratio of it")
+				.tag("rule", rule.name())
+				.register(this.registry))
+			.increment();
 	}
 
 	@Override

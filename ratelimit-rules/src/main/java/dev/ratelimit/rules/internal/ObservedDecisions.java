@@ -66,6 +66,16 @@ final class ObservedDecisions {
 		}
 	}
 
+	/** Tells the observer what an allowed request left of a rule's tightest limit. */
+	void budgetLeft(RateLimitRule rule, long remaining, long limit) {
+		try {
+			this.observer.onBudgetLeft(rule, remaining, limit);
+		}
+		catch (RuntimeException ex) {
+			this.logs.unexpected(ex);
+		}
+	}
+
 	void end(RateLimitObserver.Decision decision, Outcome outcome, long nanos) {
 		try {
 			decision.end(outcome, nanos);

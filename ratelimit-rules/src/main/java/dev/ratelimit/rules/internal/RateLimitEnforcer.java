@@ -454,6 +454,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 	 */
 	private @Nullable RateLimitVerdict accept(Supplier<String> request, RateLimitRule rule, Budget budget, Taken taken,
 			RateLimitObserver.Decision observed, long nanos, List<AppliedLimit> applied, List<RateLimitSlot> slots) {
+		int first = applied.size();
 		List<AppliedLimit> violated = new ArrayList<>(0);
 		List<RateLimitDecision> decisions = taken.decisions();
 		for (int i = 0; i < decisions.size(); i++) {
@@ -482,6 +483,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 			}
 		}
 		if (violated.isEmpty()) {
+			budgetLeft(rule, applied.subList(first, applied.size()));
 			this.observation.end(observed, Outcome.ALLOWED, nanos);
 			return null;
 		}
@@ -498,6 +500,21 @@ final class RateLimitEnforcer implements AutoCloseable {
 		this.observation.end(observed, Outcome.REJECTED, nanos);
 		this.logs.rejected(request, rule, budget.id());
 		return new RateLimitVerdict(applied, violated, false, null);
+	}
+
+	/** Tells the observer what an allowed request left of the rule's tightest limit, as a share of the limit. */
+	private void budgetLeft(RateLimitRule rule, List<AppliedLimit> limits) {
+		RateLimitDecision tightest = null;
+		for (AppliedLimit limit : limits) {
+			RateLimitDecision decision = limit.decision();
+			if (decision.limit() > 0 && (tightest == null
+					|| (double) decision.remaining() / decision.limit() < (double) tightest.remaining() / tightest.limit())) {
+				tightest = decision;
+			}
+		}
+		if (tightest != null) {
+			this.observation.budgetLeft(rule, tightest.remaining(), tightest.limit());
+		}
 	}
 
 	/**

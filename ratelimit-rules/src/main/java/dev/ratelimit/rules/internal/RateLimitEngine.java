@@ -201,14 +201,30 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 
 		/**
 		 * Returns an observer that records decisions as Micrometer meters: the counter {@code ratelimit.decisions},
-		 * tagged with the rule and the outcome, and the timer {@code ratelimit.decision.duration}. Here rather than on
+		 * tagged with the rule and the outcome, the timer {@code ratelimit.decision.duration}, and the counter
+		 * {@code ratelimit.decisions.near-limit} at the default ratio, 0.8. Here rather than on
 		 * {@link RateLimitEngine} so that the engine's class names no type of Micrometer's core, which an application
 		 * may not have.
 		 * @param registry where the meters go
 		 * @return the observer
 		 */
 		public static RateLimitObserver micrometerObserver(MeterRegistry registry) {
-			return new MicrometerRateLimitObserver(registry);
+			return new MicrometerRateLimitObserver(registry, MicrometerRateLimitObserver.DEFAULT_NEAR_LIMIT_RATIO);
+		}
+
+		/**
+		 * Returns an observer as {@link #micrometerObserver(MeterRegistry)} does, that also counts in
+		 * {@code ratelimit.decisions.near-limit}, tagged with the rule, the allowed decisions that left a limit of
+		 * their rule at or below {@code 1 - nearLimitRatio} of it.
+		 * @param registry where the meters go
+		 * @param nearLimitRatio the share of a limit used at or past which a decision counts as near the limit
+		 * ({@code 0.8}: 20 % of the limit left, or less); more than 0, at most 1
+		 * @return the observer
+		 * @throws IllegalArgumentException when the ratio is out of range
+		 * @since 0.1.0
+		 */
+		public static RateLimitObserver micrometerObserver(MeterRegistry registry, double nearLimitRatio) {
+			return new MicrometerRateLimitObserver(registry, nearLimitRatio);
 		}
 
 		/**

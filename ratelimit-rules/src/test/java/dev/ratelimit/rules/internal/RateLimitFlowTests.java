@@ -28,6 +28,7 @@ import dev.ratelimit.rules.LimitDefinition;
 import dev.ratelimit.rules.MissingKey;
 import dev.ratelimit.rules.PlanSource;
 import dev.ratelimit.rules.RateLimitRule;
+import dev.ratelimit.rules.flow.RateLimitObserver;
 import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.rules.ResponseStatuses;
 import dev.ratelimit.rules.flow.AfterResponse;
@@ -72,6 +73,35 @@ class RateLimitFlowTests {
 			assertThat(third.headers.getFirst("RateLimit")).startsWith("\"by-ip\";r=0;t=");
 			assertThat(third.resumed).isEqualTo(1);
 		}
+	}
+
+	@Test
+	void tellsTheObserverWhatEachAllowedRequestLeftOfItsRulesTightestLimit() {
+		RateLimitRule twoLimits = this.factory.create("two-limits", List.of("/api/**"), List.of(),
+				List.of(new LimitDefinition("minute", 10L, Duration.ofMinutes(1), null),
+						new LimitDefinition("hour", 4L, Duration.ofHours(1), null)),
+				null, null, MissingKey.CLIENT_ADDRESS, 1, null);
+		List<String> left = new ArrayList<>();
+		RateLimitObserver observer = new RateLimitObserver() {
+
+			@Override
+			public void onDecision(RateLimitRule rule, Outcome outcome, long nanos) {
+				left.add(outcome.tag());
+			}
+
+			@Override
+			public void onBudgetLeft(RateLimitRule rule, long remaining, long limit) {
+				left.add(rule.name() + " " + remaining + "/" + limit);
+			}
+
+		};
+		RateLimitFlow flow = engine(List.of(twoLimits), AddressLists.NONE).observer(observer).build().flow();
+		for (int i = 0; i < 5; i++) {
+			flow.beforeAuthentication(new FakeExchange(true, "10.0.0.9")).join();
+		}
+		// the hour's 4 is the tighter share (3 of 4 left against 9 of 10); a refused request is not told
+		assertThat(left).containsExactly("two-limits 3/4", "allowed", "two-limits 2/4", "allowed", "two-limits 1/4",
+				"allowed", "two-limits 0/4", "allowed", "rejected");
 	}
 
 	@Test

@@ -1,6 +1,7 @@
 package dev.ratelimit.web.servlet;
 
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -30,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"logging.level.dev.ratelimit.rules=DEBUG", "ratelimit.rules.api.paths=/api/**",
 				"ratelimit.rules.api.methods=GET", "ratelimit.rules.api.limit=3", "ratelimit.rules.api.window=1m",
 				"ratelimit.rules.shadowed.paths=/shadowed", "ratelimit.rules.shadowed.limit=1",
-				"ratelimit.rules.shadowed.window=1m", "ratelimit.rules.shadowed.shadow=true" })
+				"ratelimit.rules.shadowed.window=1m", "ratelimit.rules.shadowed.shadow=true",
+				"ratelimit.rules.near.paths=/search", "ratelimit.rules.near.limit=10", "ratelimit.rules.near.window=1m" })
 @ExtendWith(OutputCaptureExtension.class)
 class RateLimitObservabilityIntegrationTests extends RedisBackedWebTests {
 
@@ -55,6 +57,23 @@ class RateLimitObservabilityIntegrationTests extends RedisBackedWebTests {
 		// tags name rules and outcomes only, never client keys
 		assertThat(this.meters.find("ratelimit.decisions").counters()).allSatisfy((counter) -> assertThat(
 				counter.getId().getTags()).extracting((tag) -> tag.getKey()).containsExactlyInAnyOrder("rule", "outcome"));
+	}
+
+	@Test
+	void countsTheDecisionsThatComeNearTheLimitAndStillCountsThemAllowed() throws Exception {
+		// the engine tells the observer, whichever entry point asked: one stack shows it for all
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			statuses.add(get(this.port, "/search").statusCode());
+		}
+		assertThat(statuses).containsExactly(200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429, 429);
+		assertThat(count("near", "allowed")).isEqualTo(10);
+		assertThat(count("near", "rejected")).isEqualTo(2);
+		// ratio 0.8 by default: the 8th, 9th and 10th requests left 2, 1 and 0 of 10; refusals are not near, but over
+		assertThat(this.meters.get("ratelimit.decisions.near-limit").tag("rule", "near").counter().count())
+			.isEqualTo(3);
+		assertThat(this.meters.find("ratelimit.decisions.near-limit").counters()).allSatisfy((counter) -> assertThat(
+				counter.getId().getTags()).extracting((tag) -> tag.getKey()).containsExactly("rule"));
 	}
 
 	@Test
