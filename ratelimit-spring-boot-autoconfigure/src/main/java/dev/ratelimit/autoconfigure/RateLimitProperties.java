@@ -341,7 +341,7 @@ public class RateLimitProperties {
 		 * quota unit qu, limits of requests in flight announced), draft-9 (named policies without them) or draft-7
 		 * (one combined RateLimit of the tightest limit).
 		 */
-		private HeaderVersion version = HeaderVersion.DRAFT_9;
+		private HeaderVersion version = HeaderVersion.DRAFT_12;
 
 		/**
 		 * Secret the draft-12 partition key (pk) is derived with, the same on every instance; without it a fixed one

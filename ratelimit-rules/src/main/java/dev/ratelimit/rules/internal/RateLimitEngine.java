@@ -169,7 +169,7 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 	/**
 	 * Builds a {@link RateLimitEngine}; every part but the rule factory has a default: no rule from properties, no
 	 * limiter, no address list, {@code fail-open}, no observer, no plan resolver, the system's UTC clock, no trusted
-	 * proxy, and the {@code RateLimit} headers of the IETF draft only.
+	 * proxy, and the {@code RateLimit} headers of the IETF draft (version 12, with a fixed partition-key secret) only.
 	 */
 	public static final class Builder {
 
@@ -195,7 +195,7 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 
 		private ClientAddressResolver addresses = new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
 
-		private HeaderVersion headerVersion = HeaderVersion.DRAFT_9;
+		private HeaderVersion headerVersion = HeaderVersion.DRAFT_12;
 
 		private boolean headersEnabled = true;
 

@@ -29,16 +29,6 @@ final class RateLimitHeaders {
 	private final PartitionKeys partitionKeys;
 
 	/**
-	 * Creates the headers' builder of draft 9.
-	 * @param enabled whether to send {@code RateLimit-Policy} and {@code RateLimit}
-	 * @param legacy whether to send {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining} and
-	 * {@code X-RateLimit-Reset}
-	 */
-	public RateLimitHeaders(boolean enabled, boolean legacy) {
-		this(HeaderVersion.DRAFT_9, enabled, legacy, null);
-	}
-
-	/**
 	 * Creates the headers' builder.
 	 * @param version the draft the {@code RateLimit-Policy} and {@code RateLimit} fields follow
 	 * @param enabled whether to send {@code RateLimit-Policy} and {@code RateLimit}
