@@ -15,6 +15,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.rules.CalendarPeriod;
 import dev.ratelimit.rules.ForwardedHeader;
+import dev.ratelimit.rules.HeaderVersion;
 import dev.ratelimit.rules.MissingKey;
 import dev.ratelimit.rules.RateLimitRule;
 
@@ -361,6 +362,35 @@ public class RateLimitProperties {
 		 * rule.
 		 */
 		private boolean legacy = false;
+
+		/**
+		 * Which version of the IETF RateLimit header draft to follow: draft-12 (with the partition key pk and the
+		 * quota unit qu, limits of requests in flight announced), draft-9 (named policies without them) or draft-7
+		 * (one combined RateLimit of the tightest limit).
+		 */
+		private HeaderVersion version = HeaderVersion.DRAFT_12;
+
+		/**
+		 * Secret the draft-12 partition key (pk) is derived with, the same on every instance; without it a fixed one
+		 * is used, with which whoever guesses a key (a client address, a user id) can confirm the guess.
+		 */
+		private @Nullable String partitionKeySecret;
+
+		public HeaderVersion getVersion() {
+			return this.version;
+		}
+
+		public void setVersion(HeaderVersion version) {
+			this.version = version;
+		}
+
+		public @Nullable String getPartitionKeySecret() {
+			return this.partitionKeySecret;
+		}
+
+		public void setPartitionKeySecret(@Nullable String partitionKeySecret) {
+			this.partitionKeySecret = partitionKeySecret;
+		}
 
 		public boolean isEnabled() {
 			return this.enabled;

@@ -1,7 +1,9 @@
 package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -17,7 +19,7 @@ import org.springframework.core.convert.ConversionFailedException;
 
 /**
  * Explains the binder's errors under {@code ratelimit.} with the fix: the known property closest to a misspelt one,
- * the accepted forms of a duration. Ahead of Spring Boot's own analyzers, which name the property but not the fix.
+ * the accepted forms of a duration, the accepted values of a choice. Ahead of Spring Boot's own analyzers, which name the property but not the fix.
  */
 class RateLimitPropertiesFailureAnalyzer extends AbstractFailureAnalyzer<BindException> implements Ordered {
 
@@ -43,6 +45,9 @@ class RateLimitPropertiesFailureAnalyzer extends AbstractFailureAnalyzer<BindExc
 		ConversionFailedException conversion = findCause(cause, ConversionFailedException.class);
 		if (conversion != null && Duration.class.equals(conversion.getTargetType().getType())) {
 			return badDuration(cause, conversion);
+		}
+		if (conversion != null && conversion.getTargetType().getType().isEnum()) {
+			return badChoice(cause, conversion, conversion.getTargetType().getType());
 		}
 		return null;
 	}
@@ -74,6 +79,18 @@ class RateLimitPropertiesFailureAnalyzer extends AbstractFailureAnalyzer<BindExc
 				"Property " + cause.getName() + where + " has the value '" + value + "', which is not a duration.",
 				"Write " + cause.getName() + " as " + DURATION_FORMS + ": for five minutes, 5m, PT5M or 300s.",
 				cause);
+	}
+
+	private FailureAnalysis badChoice(BindException cause, ConversionFailedException conversion, Class<?> choices) {
+		ConfigurationProperty property = cause.getProperty();
+		Object value = (property != null) ? property.getValue() : conversion.getValue();
+		String where = (property != null) ? " (" + origin(property) + ")" : "";
+		String accepted = Arrays.stream(choices.getEnumConstants())
+			.map((choice) -> ((Enum<?>) choice).name().toLowerCase(Locale.ROOT).replace('_', '-'))
+			.collect(Collectors.joining(", "));
+		return new FailureAnalysis("Property " + cause.getName() + where + " has the value '" + value
+				+ "', which is not one of its accepted values: " + accepted + ".",
+				"Set " + cause.getName() + " to one of: " + accepted + ".", cause);
 	}
 
 	private static String origin(ConfigurationProperty property) {

@@ -106,7 +106,8 @@ public final class RateLimitWebAutoConfiguration {
 				// the application's clock, when it has one, tells the periods of calendar quotas
 				.clock(clock.getIfUnique(Clock::systemUTC))
 				.addresses(addresses)
-				.headers(properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy());
+				.headers(properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy())
+				.headerVersion(properties.getHeaders().getVersion(), properties.getHeaders().getPartitionKeySecret());
 			planCache(engine, properties, beanFactory);
 			return engine.build();
 		}

@@ -25,6 +25,7 @@ class ConfigurationMetadataTests {
 						"ratelimit.circuit-breaker.open-duration", "ratelimit.local.max-keys",
 						"ratelimit.local-cache.enabled", "ratelimit.local-cache.max-keys", "ratelimit.trusted-proxies",
 						"ratelimit.forwarded-header", "ratelimit.headers.enabled", "ratelimit.headers.legacy",
+						"ratelimit.headers.version", "ratelimit.headers.partition-key-secret",
 						"ratelimit.rules");
 			assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
 				.as("description of %s", property.get("name"))

@@ -84,6 +84,14 @@ class RateLimitPropertiesFailureAnalyzerTests {
 	}
 
 	@Test
+	void listsTheAcceptedVersionsOfTheHeaders() {
+		FailureAnalysis analysis = analyze("ratelimit.headers.version=draft-13");
+		assertThat(analysis.getDescription()).contains("Property ratelimit.headers.version")
+			.contains("has the value 'draft-13', which is not one of its accepted values: draft-7, draft-9, draft-12.");
+		assertThat(analysis.getAction()).isEqualTo("Set ratelimit.headers.version to one of: draft-7, draft-9, draft-12.");
+	}
+
+	@Test
 	void docsShowTheTextUsersSeeForATypoAndABadDuration() throws IOException {
 		String rules = Files.readString(Path.of("..", "docs", "rules.md"));
 		for (String file : List.of("typo.properties", "duration.properties")) {

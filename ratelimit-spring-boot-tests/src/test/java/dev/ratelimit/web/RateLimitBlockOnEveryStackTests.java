@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.time.Duration;
 import java.util.Map;
 
@@ -50,7 +52,7 @@ class RateLimitBlockOnEveryStackTests {
 		StackApp.Reply refused = api(app, "alpha");
 		assertThat(refused.status()).isEqualTo(429);
 		assertThat(refused.header("Retry-After")).hasValue("10");
-		assertThat(refused.header("RateLimit")).hasValue("\"api\";r=0;t=10");
+		assertThat(refused.header("RateLimit").map(RateLimitFields::withoutPartitionKeys)).hasValue("\"api\";r=0;t=10");
 		// the one-second window is long over; the block counts down
 		clock.advance(Duration.ofSeconds(4));
 		StackApp.Reply blocked = api(app, "alpha");
@@ -62,7 +64,7 @@ class RateLimitBlockOnEveryStackTests {
 		StackApp.Reply served = api(app, "alpha");
 		assertThat(served.status()).isEqualTo(200);
 		// nothing was charged while the key was blocked
-		assertThat(served.header("RateLimit")).hasValue("\"api\";r=2;t=1");
+		assertThat(served.header("RateLimit").map(RateLimitFields::withoutPartitionKeys)).hasValue("\"api\";r=2;t=1");
 	}
 
 	@ParameterizedTest

@@ -1,5 +1,7 @@
 package dev.ratelimit.web;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -106,7 +108,8 @@ class RateLimitCountStatusesOnEveryStackTests {
 		StackApp.Reply first = app.get("/sign-in?user=ann&password=guess");
 		assertThat(first.status()).isEqualTo(401);
 		// the headers tell the budget as the request found it, before its failure was charged
-		assertThat(first.header("RateLimit").orElseThrow()).startsWith("\"password\";r=2;");
+		assertThat(first.header("RateLimit").map(RateLimitFields::withoutPartitionKeys).orElseThrow())
+			.startsWith("\"password\";r=2;");
 		assertThat(app.get("/sign-in?user=ann&password=guess").status()).isEqualTo(401);
 		StackApp.Reply refused = app.get("/sign-in?user=ann&password=secret");
 		assertThat(refused.status()).isEqualTo(429);

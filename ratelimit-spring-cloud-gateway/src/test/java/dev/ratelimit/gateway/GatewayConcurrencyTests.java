@@ -1,5 +1,7 @@
 package dev.ratelimit.gateway;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,7 +98,8 @@ class GatewayConcurrencyTests {
 		HttpResponse<String> next = second.get("/reports/x", "tenant-c");
 		assertThat(next.statusCode()).isEqualTo(200);
 		// the held request and this one: the refusals charged nothing
-		assertThat(next.headers().firstValue("RateLimit")).hasValueSatisfying(
+		assertThat(next.headers().firstValue("RateLimit").map(RateLimitFields::withoutPartitionKeys))
+			.hasValueSatisfying(
 				(value) -> assertThat(value).startsWith("\"reports\";r=0;"));
 	}
 

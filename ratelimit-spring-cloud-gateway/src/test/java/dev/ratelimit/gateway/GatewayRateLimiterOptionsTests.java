@@ -1,5 +1,7 @@
 package dev.ratelimit.gateway;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.net.http.HttpResponse;
 import java.util.Map;
 
@@ -45,8 +47,9 @@ class GatewayRateLimiterOptionsTests {
 	@Test
 	void sendsTheHeadersThePropertiesAskFor() {
 		HttpResponse<String> response = gateway.get("/orders/1", "alice");
-		assertThat(response.headers().firstValue("RateLimit-Policy")).isEmpty();
-		assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+		assertThat(response.headers().firstValue("RateLimit-Policy").map(RateLimitFields::withoutPartitionKeys))
+			.isEmpty();
+		assertThat(response.headers().firstValue("RateLimit").map(RateLimitFields::withoutPartitionKeys)).isEmpty();
 		assertThat(response.headers().firstValue("X-RateLimit-Limit")).hasValue("2");
 		assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
 		assertThat(response.headers().firstValue("X-RateLimit-Reset")).hasValue("3600");

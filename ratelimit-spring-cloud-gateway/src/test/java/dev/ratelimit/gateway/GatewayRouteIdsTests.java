@@ -1,5 +1,7 @@
 package dev.ratelimit.gateway;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.net.http.HttpResponse;
 import java.util.Map;
 
@@ -54,7 +56,8 @@ class GatewayRouteIdsTests {
 	@Test
 	void anIdANameCanHoldKeepsItsBudgetsNameAndTheOthersAreFingerprinted() {
 		HttpResponse<String> plain = gateway.get("/orders_v1/y", "bob");
-		assertThat(plain.headers().firstValue("RateLimit-Policy")).hasValue("\"orders_v1\";q=3;w=3600");
+		assertThat(plain.headers().firstValue("RateLimit-Policy").map(RateLimitFields::withoutPartitionKeys))
+			.hasValue("\"orders_v1\";q=3;w=3600");
 		assertThat(RouteArgs.policyName("orders_v1")).isEqualTo("orders_v1");
 		assertThat(RouteArgs.policyName("orders/v1")).matches("orders_v1-[0-9a-f]{12}");
 		assertThat(RouteArgs.policyName("orders:v1")).matches("orders_v1-[0-9a-f]{12}")
@@ -63,7 +66,7 @@ class GatewayRouteIdsTests {
 		assertThat(RouteArgs.policyName("x".repeat(101))).hasSize(100)
 			.isNotEqualTo(RouteArgs.policyName("x".repeat(102)));
 		HttpResponse<String> replaced = gateway.get("/orders/v1/y", "bob");
-		assertThat(replaced.headers().firstValue("RateLimit-Policy"))
+		assertThat(replaced.headers().firstValue("RateLimit-Policy").map(RateLimitFields::withoutPartitionKeys))
 			.hasValue("\"" + RouteArgs.policyName("orders/v1") + "\";q=3;w=3600");
 	}
 

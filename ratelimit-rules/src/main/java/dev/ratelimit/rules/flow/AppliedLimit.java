@@ -18,10 +18,25 @@ import dev.ratelimit.rules.RateLimitRule;
  * {@code Retry-After} and problem detail tell it
  * @param rule the rule that applied it, or {@code null} when it comes from outside the request's rules (a refused
  * bean method's limit)
+ * @param partition whose budget it charged: the rule's name and the key's kind and value (the same in every period of
+ * a calendar quota), from which the {@code pk} of the draft-12 headers is derived; {@code null} when unknown
  * @since 0.1.0
  */
 public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency,
-		@Nullable RateLimitRule rule) {
+		@Nullable RateLimitRule rule, @Nullable String partition) {
+
+	/**
+	 * Creates a limit applied to a request, without its partition.
+	 * @param policy the policy name
+	 * @param limit the limit
+	 * @param decision the decision
+	 * @param concurrency whether it counts requests in flight
+	 * @param rule the rule that applied it, or {@code null}
+	 */
+	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency,
+			@Nullable RateLimitRule rule) {
+		this(policy, limit, decision, concurrency, rule, null);
+	}
 
 	/**
 	 * Creates a limit applied to a request, without its rule.
@@ -31,7 +46,7 @@ public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision dec
 	 * @param concurrency whether it counts requests in flight
 	 */
 	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency) {
-		this(policy, limit, decision, concurrency, null);
+		this(policy, limit, decision, concurrency, null, null);
 	}
 
 	/**
@@ -41,7 +56,7 @@ public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision dec
 	 * @param decision the decision
 	 */
 	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision) {
-		this(policy, limit, decision, false, null);
+		this(policy, limit, decision, false, null, null);
 	}
 
 }

@@ -465,7 +465,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 						Math.min(decision.remaining() + rule.cost(), decision.limit()), decision.resetAfter());
 			}
 			AppliedLimit limit = new AppliedLimit(rule.policyName(i, budget.limits()), budget.limits().get(i), decision,
-					false, rule);
+					false, rule, budget.partition());
 			applied.add(limit);
 			if (!limit.decision().allowed()) {
 				violated.add(limit);
@@ -473,7 +473,8 @@ final class RateLimitEnforcer implements AutoCloseable {
 		}
 		RateLimitSlot slot = taken.slot();
 		if (slot != null) {
-			AppliedLimit limit = new AppliedLimit(rule.name(), slot.concurrency(), slot.decision(), true, rule);
+			AppliedLimit limit = new AppliedLimit(rule.name(), slot.concurrency(), slot.decision(), true, rule,
+					budget.partition());
 			applied.add(limit);
 			if (slot.acquired()) {
 				slots.add(slot);

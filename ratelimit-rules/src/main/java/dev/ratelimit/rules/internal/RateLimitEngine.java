@@ -16,6 +16,7 @@ import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rules.CidrBlock;
 import dev.ratelimit.rules.ForwardedHeader;
+import dev.ratelimit.rules.HeaderVersion;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RateLimitRuleFactory;
@@ -55,7 +56,8 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 		this.plans = builder.plans;
 		this.enforcer = new RateLimitEnforcer(this.rules, builder.failureMode, builder.localLimiter, builder.observer,
 				this.plans, builder.clock);
-		this.flow = new EngineFlow(this.rules, this.enforcer, builder.addresses, builder.headers);
+		this.flow = new EngineFlow(this.rules, this.enforcer, builder.addresses, new RateLimitHeaders(builder.headerVersion,
+				builder.headersEnabled, builder.legacyHeaders, builder.partitionKeySecret));
 	}
 
 	/**
@@ -167,7 +169,7 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 	/**
 	 * Builds a {@link RateLimitEngine}; every part but the rule factory has a default: no rule from properties, no
 	 * limiter, no address list, {@code fail-open}, no observer, no plan resolver, the system's UTC clock, no trusted
-	 * proxy, and the {@code RateLimit} headers of the IETF draft only.
+	 * proxy, and the {@code RateLimit} headers of the IETF draft (version 12, with a fixed partition-key secret) only.
 	 */
 	public static final class Builder {
 
@@ -193,7 +195,13 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 
 		private ClientAddressResolver addresses = new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
 
-		private RateLimitHeaders headers = new RateLimitHeaders(true, false);
+		private HeaderVersion headerVersion = HeaderVersion.DRAFT_12;
+
+		private boolean headersEnabled = true;
+
+		private boolean legacyHeaders;
+
+		private @Nullable String partitionKeySecret;
 
 		private Builder(RateLimitRuleFactory factory) {
 			this.factory = factory;
@@ -322,7 +330,21 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 		 * @return this builder
 		 */
 		public Builder headers(boolean enabled, boolean legacy) {
-			this.headers = new RateLimitHeaders(enabled, legacy);
+			this.headersEnabled = enabled;
+			this.legacyHeaders = legacy;
+			return this;
+		}
+
+		/**
+		 * Sets which version of the IETF draft the {@code RateLimit} and {@code RateLimit-Policy} headers follow.
+		 * @param version the version
+		 * @param partitionKeySecret the secret the {@code pk} of draft 12 is derived with, the same on every instance;
+		 * {@code null} or empty for a fixed one, with which whoever guesses a key can confirm it
+		 * @return this builder
+		 */
+		public Builder headerVersion(HeaderVersion version, @Nullable String partitionKeySecret) {
+			this.headerVersion = version;
+			this.partitionKeySecret = partitionKeySecret;
 			return this;
 		}
 

@@ -4,31 +4,43 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
+
+import dev.ratelimit.rules.HeaderVersion;
+import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.flow.AppliedLimit;
 
 /**
  * Builds the rate-limit headers of draft-ietf-httpapi-ratelimit-headers ({@code RateLimit-Policy},
- * {@code RateLimit}), optionally the legacy {@code X-RateLimit-*} ones, and {@code Retry-After} of
+ * {@code RateLimit}) in the draft's version 7, 9 or 12, optionally the legacy {@code X-RateLimit-*} ones, and {@code Retry-After} of
  * refused requests, for any web stack to set.
  *
  * @since 0.1.0
  */
 final class RateLimitHeaders {
 
+	private final HeaderVersion version;
+
 	private final boolean enabled;
 
 	private final boolean legacy;
 
+	private final PartitionKeys partitionKeys;
+
 	/**
 	 * Creates the headers' builder.
+	 * @param version the draft the {@code RateLimit-Policy} and {@code RateLimit} fields follow
 	 * @param enabled whether to send {@code RateLimit-Policy} and {@code RateLimit}
 	 * @param legacy whether to send {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining} and
 	 * {@code X-RateLimit-Reset}
+	 * @param partitionKeySecret the secret of draft 12's {@code pk}, or {@code null} for a fixed one
 	 */
-	public RateLimitHeaders(boolean enabled, boolean legacy) {
+	RateLimitHeaders(HeaderVersion version, boolean enabled, boolean legacy, @Nullable String partitionKeySecret) {
+		this.version = version;
 		this.enabled = enabled;
 		this.legacy = legacy;
+		this.partitionKeys = new PartitionKeys(partitionKeySecret);
 	}
 
 	/**
@@ -39,22 +51,18 @@ final class RateLimitHeaders {
 	 */
 	public HttpHeaders of(RateLimitVerdict verdict) {
 		HttpHeaders headers = new HttpHeaders();
-		List<AppliedLimit> applied = windows(verdict.applied());
+		List<AppliedLimit> applied = (this.version == HeaderVersion.DRAFT_12) ? verdict.applied()
+				: windows(verdict.applied());
+		List<AppliedLimit> windows = windows(applied);
 		if (!applied.isEmpty() && this.enabled) {
-			List<String> policies = new ArrayList<>(applied.size());
-			List<String> states = new ArrayList<>(applied.size());
-			for (AppliedLimit limit : applied) {
-				String name = "\"" + limit.policy() + "\"";
-				policies.add(name + ";q=" + limit.limit().limit() + ";w=" + limit.limit().windowSeconds());
-				states.add(name + ";r=" + limit.decision().remaining() + ";t=" + limit.decision().resetAfterSeconds());
+			switch (this.version) {
+				case DRAFT_7 -> draft7(applied, headers);
+				case DRAFT_9 -> draft9(applied, headers);
+				case DRAFT_12 -> draft12(applied, headers);
 			}
-			headers.set("RateLimit-Policy", String.join(", ", policies));
-			headers.set("RateLimit", String.join(", ", states));
 		}
-		if (!applied.isEmpty() && this.legacy) {
-			AppliedLimit tightest = applied.stream()
-				.min(Comparator.comparingLong((AppliedLimit limit) -> limit.decision().remaining()))
-				.orElseThrow();
+		if (!windows.isEmpty() && this.legacy) {
+			AppliedLimit tightest = tightest(windows);
 			headers.set("X-RateLimit-Limit", Long.toString(tightest.limit().limit()));
 			headers.set("X-RateLimit-Remaining", Long.toString(tightest.decision().remaining()));
 			headers.set("X-RateLimit-Reset", Long.toString(tightest.decision().resetAfterSeconds()));
@@ -66,6 +74,91 @@ final class RateLimitHeaders {
 			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(verdict.violated())));
 		}
 		return headers;
+	}
+
+	/** Draft 7: every limit's quota and window unnamed, and the tightest limit's state in one item. */
+	private static void draft7(List<AppliedLimit> applied, HttpHeaders headers) {
+		List<String> policies = new ArrayList<>(applied.size());
+		for (AppliedLimit limit : applied) {
+			policies.add(limit.limit().limit() + ";w=" + limit.limit().windowSeconds());
+		}
+		AppliedLimit tightest = tightest(applied);
+		headers.set("RateLimit-Policy", String.join(", ", policies));
+		headers.set("RateLimit", "limit=" + tightest.limit().limit() + ", remaining=" + tightest.decision().remaining()
+				+ ", reset=" + tightest.decision().resetAfterSeconds());
+	}
+
+	/** Draft 9: a named item per limit of permits per window. */
+	private static void draft9(List<AppliedLimit> applied, HttpHeaders headers) {
+		List<String> policies = new ArrayList<>(applied.size());
+		List<String> states = new ArrayList<>(applied.size());
+		for (AppliedLimit limit : applied) {
+			String name = "\"" + limit.policy() + "\"";
+			policies.add(name + ";q=" + limit.limit().limit() + ";w=" + limit.limit().windowSeconds());
+			states.add(name + ";r=" + limit.decision().remaining() + ";t=" + limit.decision().resetAfterSeconds());
+		}
+		headers.set("RateLimit-Policy", String.join(", ", policies));
+		headers.set("RateLimit", String.join(", ", states));
+	}
+
+	/**
+	 * Draft 12: draft 9's items, the limits of requests in flight among them, with their quota unit where it is not
+	 * requests and their partition key.
+	 */
+	private void draft12(List<AppliedLimit> applied, HttpHeaders headers) {
+		List<String> policies = new ArrayList<>(applied.size());
+		List<String> states = new ArrayList<>(applied.size());
+		for (AppliedLimit limit : applied) {
+			String name = "\"" + policyName(limit, applied) + "\"";
+			String unit = unit(limit);
+			String partition = (limit.partition() != null) ? ";pk=" + this.partitionKeys.of(limit.partition()) : "";
+			StringBuilder policy = new StringBuilder(name).append(";q=").append(limit.limit().limit());
+			if (unit != null) {
+				policy.append(";qu=\"").append(unit).append('"');
+			}
+			StringBuilder state = new StringBuilder(name).append(";r=").append(limit.decision().remaining());
+			if (!limit.concurrency()) {
+				policy.append(";w=").append(limit.limit().windowSeconds());
+				state.append(";t=").append(limit.decision().resetAfterSeconds());
+			}
+			policies.add(policy.append(partition).toString());
+			states.add(state.append(partition).toString());
+		}
+		headers.set("RateLimit-Policy", String.join(", ", policies));
+		headers.set("RateLimit", String.join(", ", states));
+	}
+
+	/**
+	 * A limit's policy name: a rule's limit of requests in flight is named as the rule, and {@code -concurrency}
+	 * follows when the rule's limit per window has that name too.
+	 */
+	private static String policyName(AppliedLimit limit, List<AppliedLimit> applied) {
+		if (limit.concurrency()) {
+			for (AppliedLimit other : applied) {
+				if (!other.concurrency() && other.policy().equals(limit.policy())) {
+					return limit.policy() + "-concurrency";
+				}
+			}
+		}
+		return limit.policy();
+	}
+
+	/** The quota unit of a limit that does not count requests, else {@code null}. */
+	private static @Nullable String unit(AppliedLimit limit) {
+		if (limit.concurrency()) {
+			return "concurrent-requests";
+		}
+		RateLimitRule rule = limit.rule();
+		if (rule != null && (rule.costFrom() != null || rule.cost() != 1)) {
+			return "cost-units";
+		}
+		return null;
+	}
+
+	private static AppliedLimit tightest(List<AppliedLimit> applied) {
+		return applied.stream()
+			.min(Comparator.comparingLong((AppliedLimit limit) -> limit.decision().remaining()))
+			.orElseThrow();
 	}
 
 	/** The limits of permits per window: a concurrency has no window to announce. */

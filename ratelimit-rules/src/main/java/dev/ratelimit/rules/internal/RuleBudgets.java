@@ -21,7 +21,7 @@ import dev.ratelimit.rules.RateLimitRule;
 final class RuleBudgets {
 
 	/** The budget of a request a rule exempts: it charges nothing. */
-	static final Budget EXEMPT = new Budget("", List.of(), null, List.of());
+	static final Budget EXEMPT = new Budget("", List.of(), null, List.of(), "");
 
 	private final RateLimitPlans plans;
 
@@ -84,7 +84,7 @@ final class RuleBudgets {
 	private Budget of(RateLimitRule rule, String id, List<RateLimit> limits) {
 		CalendarPeriod.Budget quota = rule.calendarBudget(id, limits, this.clock.instant());
 		if (quota == null) {
-			return new Budget(id, limits, null, charged(rule, limits));
+			return new Budget(id, limits, null, charged(rule, limits), id);
 		}
 		// the limiter counts in a window that ends with the period (rounded up to the second, so that a list of
 		// limits is prepared once a second, not per call), so that its keys expire then; the headers tell the
@@ -93,7 +93,7 @@ final class RuleBudgets {
 		List<RateLimit> untilPeriodEnd = quota.limits().stream()
 			.map((limit) -> new RateLimit(limit.limit(), left, limit.burst()))
 			.toList();
-		return new Budget(quota.id(), quota.limits(), quota.remaining(), charged(rule, untilPeriodEnd));
+		return new Budget(quota.id(), quota.limits(), quota.remaining(), charged(rule, untilPeriodEnd), id);
 	}
 
 	/**
@@ -125,9 +125,11 @@ final class RuleBudgets {
 	 * The budget a request charges under a rule: its id, the limits of its plan (as the headers announce them),
 	 * for a calendar quota how long its period has still to run (no refusal lasts longer: the next period has a
 	 * budget of its own), and the limits the limiter is asked under: the plan's, or for a calendar quota a
-	 * window that ends with the period.
+	 * window that ends with the period, and the partition it belongs to: the rule's and the key's, the same in
+	 * every period of a calendar quota (the {@code pk} of the rate-limit headers derives from it).
 	 */
-	record Budget(String id, List<RateLimit> limits, @Nullable Duration periodLeft, List<RateLimit> charged) {
+	record Budget(String id, List<RateLimit> limits, @Nullable Duration periodLeft, List<RateLimit> charged,
+			String partition) {
 
 		RateLimitDecision capped(RateLimitDecision decision) {
 			if (this.periodLeft == null) {

@@ -1,5 +1,7 @@
 package dev.ratelimit.rules.internal;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,7 +61,7 @@ class RateLimitFlowTests {
 		for (boolean blocking : new boolean[] { true, false }) {
 			FakeExchange first = new FakeExchange(blocking, "10.0.0." + (blocking ? 1 : 2));
 			assertThat(flow.beforeAuthentication(first).join()).isTrue();
-			assertThat(first.headers.getFirst("RateLimit")).matches("\"by-ip\";r=1;t=\\d+");
+			assertThat(RateLimitFields.withoutPartitionKeys(first.headers.getFirst("RateLimit"))).matches("\"by-ip\";r=1;t=\\d+");
 			assertThat(first.rejections).isEmpty();
 			assertThat(flow.beforeAuthentication(new FakeExchange(blocking, first.clientAddress)).join()).isTrue();
 			FakeExchange third = new FakeExchange(blocking, first.clientAddress);
@@ -70,7 +72,7 @@ class RateLimitFlowTests {
 						assertThat(limited.path()).isEqualTo("/api/orders");
 						assertThat(limited.violated()).extracting(AppliedLimit::policy).containsExactly("by-ip");
 					});
-			assertThat(third.headers.getFirst("RateLimit")).startsWith("\"by-ip\";r=0;t=");
+			assertThat(RateLimitFields.withoutPartitionKeys(third.headers.getFirst("RateLimit"))).startsWith("\"by-ip\";r=0;t=");
 			assertThat(third.resumed).isEqualTo(1);
 		}
 	}
@@ -126,9 +128,10 @@ class RateLimitFlowTests {
 		FakeExchange exchange = new FakeExchange(true, "10.0.0.3");
 		exchange.keys.put("principal", "alice");
 		assertThat(flow.beforeAuthentication(exchange).join()).isTrue();
-		assertThat(exchange.headers.getFirst("RateLimit")).matches("\"by-ip\";r=1;t=\\d+");
+		assertThat(RateLimitFields.withoutPartitionKeys(exchange.headers.getFirst("RateLimit"))).matches("\"by-ip\";r=1;t=\\d+");
 		assertThat(flow.afterAuthentication(exchange).join()).isTrue();
-		assertThat(exchange.headers.getFirst("RateLimit")).matches("\"by-ip\";r=1;t=\\d+, \"by-user\";r=1;t=\\d+");
+		assertThat(RateLimitFields.withoutPartitionKeys(exchange.headers.getFirst("RateLimit")))
+			.matches("\"by-ip\";r=1;t=\\d+, \"by-user\";r=1;t=\\d+");
 	}
 
 	@Test
@@ -189,7 +192,7 @@ class RateLimitFlowTests {
 		FakeExchange failing = new FakeExchange(false, "10.0.0.4");
 		failing.condition = CompletableFuture.failedFuture(new IllegalStateException("condition bean failed"));
 		assertThat(flow.beforeAuthentication(failing).join()).isTrue();
-		assertThat(failing.headers.getFirst("RateLimit")).matches("\"by-ip\";r=1;t=\\d+");
+		assertThat(RateLimitFields.withoutPartitionKeys(failing.headers.getFirst("RateLimit"))).matches("\"by-ip\";r=1;t=\\d+");
 	}
 
 	@Test
@@ -220,7 +223,7 @@ class RateLimitFlowTests {
 		FakeExchange reactive = new FakeExchange(false, "10.0.0.6");
 		assertThat(flow.beforeAuthentication(reactive).join()).isTrue();
 		assertThat(reactive.blockingTasks).isEqualTo(1);
-		assertThat(reactive.headers.getFirst("RateLimit")).matches("\"by-ip\";r=4;t=\\d+");
+		assertThat(RateLimitFields.withoutPartitionKeys(reactive.headers.getFirst("RateLimit"))).matches("\"by-ip\";r=4;t=\\d+");
 		FakeExchange servlet = new FakeExchange(true, "10.0.0.7");
 		assertThat(flow.beforeAuthentication(servlet).join()).isTrue();
 		assertThat(servlet.blockingTasks).isZero();

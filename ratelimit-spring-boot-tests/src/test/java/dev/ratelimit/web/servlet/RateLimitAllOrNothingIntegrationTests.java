@@ -1,5 +1,7 @@
 package dev.ratelimit.web.servlet;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.net.http.HttpResponse;
 import java.util.List;
 
@@ -64,7 +66,8 @@ class RateLimitAllOrNothingIntegrationTests extends RedisBackedWebTests {
 		long before = RedisTestServer.shared().scriptCalls();
 		HttpResponse<String> refused = get(this.port, path);
 		assertThat(refused.statusCode()).isEqualTo(429);
-		assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).contains("\"" + name + "-narrow\";r=0;");
+		assertThat(refused.headers().firstValue("RateLimit").map(RateLimitFields::withoutPartitionKeys).orElseThrow())
+			.contains("\"" + name + "-narrow\";r=0;");
 		// one round trip for both rules
 		assertThat(RedisTestServer.shared().scriptCalls() - before).isEqualTo(1);
 		// the wide rule kept what the refused request would have taken: one permit spent, by the first request
@@ -78,7 +81,7 @@ class RateLimitAllOrNothingIntegrationTests extends RedisBackedWebTests {
 		long before = RedisTestServer.shared().scriptCalls();
 		HttpResponse<String> allowed = get(this.port, "/open");
 		assertThat(allowed.statusCode()).isEqualTo(200);
-		assertThat(allowed.headers().firstValue("RateLimit").orElseThrow())
+		assertThat(allowed.headers().firstValue("RateLimit").map(RateLimitFields::withoutPartitionKeys).orElseThrow())
 			.matches("\"fixed-wide\";r=4;t=(59|60), \"fixed-narrow\";r=0;t=(59|60)");
 		assertThat(RedisTestServer.shared().scriptCalls() - before).isEqualTo(1);
 	}

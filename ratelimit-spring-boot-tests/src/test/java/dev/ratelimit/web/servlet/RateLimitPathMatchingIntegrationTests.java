@@ -1,5 +1,7 @@
 package dev.ratelimit.web.servlet;
 
+import dev.ratelimit.testsupport.RateLimitFields;
+
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +43,8 @@ class RateLimitPathMatchingIntegrationTests extends RedisBackedWebTests {
 				"/api/./items")) {
 			HttpResponse<String> response = get(this.port, path);
 			statuses.add(response.statusCode());
-			assertThat(response.headers().firstValue("RateLimit-Policy")).as(path).hasValue("\"items\";q=3;w=60");
+			assertThat(response.headers().firstValue("RateLimit-Policy").map(RateLimitFields::withoutPartitionKeys))
+				.as(path).hasValue("\"items\";q=3;w=60");
 		}
 		assertThat(statuses).containsExactly(200, 200, 200, 429, 429);
 	}
