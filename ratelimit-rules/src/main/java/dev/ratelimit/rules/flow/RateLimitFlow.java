@@ -118,6 +118,19 @@ public interface RateLimitFlow {
 	CompletableFuture<Void> refuse(RateLimitCall exchange, RateLimitExceededException refused);
 
 	/**
+	 * Answers a request as refused by a limit the application applies in its own JVM: its handler called a method
+	 * that Spring Framework's {@code @ConcurrencyLimit(policy = REJECT)} refused with
+	 * {@code InvocationRejectedException}. The answer is the rejection handler's body for
+	 * {@link RateLimitRejection.Throttled}, after the headers of the request's own rules, with {@code Retry-After}
+	 * when it is known.
+	 * @param exchange the request, its response not committed yet
+	 * @param status the status to answer with: 503 or 429
+	 * @param retryAfterSeconds the {@code Retry-After} to send, in whole seconds; zero to send none
+	 * @return completes when the response is written
+	 */
+	CompletableFuture<Void> throttle(RateLimitCall exchange, int status, long retryAfterSeconds);
+
+	/**
 	 * Settles what a call took once it has ended, as its entry point tells: its slots of calls in flight are given
 	 * back whatever the end; of the charges it took under rules that count responses by status ({@code count-statuses}),
 	 * those whose rule counts its outcome are kept, the others given back; the reservations of rules that read the

@@ -9,12 +9,13 @@ import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RuleKey;
 
 /**
- * A request the rules refused, as the {@link RateLimitRejectionHandler} sees it: one of four cases,
+ * A request the rules refused, as the {@link RateLimitRejectionHandler} sees it: one of five cases,
  * each a record of its own. A handler tells them apart with {@code instanceof}:
  * {@link Limited} (a limit refused it: 429), {@link Unavailable} (no decision could be reached under
  * {@code fail-closed}: 503), {@link MissingKey} (the request lacks the key of a rule with
- * {@code missing-key=reject}: 400) and {@link Denied} (the client address is on
- * {@code ratelimit.deny.addresses}: 403).
+ * {@code missing-key=reject}: 400), {@link Denied} (the client address is on
+ * {@code ratelimit.deny.addresses}: 403) and {@link Throttled} (a limit of the application's own JVM, Spring
+ * Framework's {@code @ConcurrencyLimit}, refused a call its handler made: 503, or 429 when configured).
  *
  * @since 0.1.0
  */
@@ -109,6 +110,26 @@ public sealed interface RateLimitRejection {
 	}
 
 	/**
+	 * A limit the application applies in its own JVM refused a call the request's handler made: Spring Framework's
+	 * {@code @ConcurrencyLimit(policy = REJECT)} threw {@code InvocationRejectedException} out of the handler.
+	 * {@code ratelimit.invocation-rejected.status} picks the status (503 by default, or 429) and
+	 * {@code ratelimit.invocation-rejected.retry-after} the {@code Retry-After}, which the exception does not tell.
+	 *
+	 * @param method the request's HTTP method
+	 * @param path the request's path
+	 * @param status the status to answer with: 503 or 429
+	 * @param retryAfterSeconds how long the client should wait, in whole seconds; zero when not known
+	 */
+	record Throttled(String method, String path, int status, long retryAfterSeconds) implements RateLimitRejection {
+
+		public Throttled {
+			Assert.isTrue(status == 503 || status == 429, "status must be 503 or 429");
+			Assert.isTrue(retryAfterSeconds >= 0, "retryAfterSeconds must not be negative");
+		}
+
+	}
+
+	/**
 	 * The request's client address is on the deny list, {@code ratelimit.deny.addresses} (403): refused
 	 * before any rule.
 	 *
@@ -134,6 +155,11 @@ public sealed interface RateLimitRejection {
 		}
 		if (rejection instanceof RateLimitRejection.Unavailable) {
 			return "The rate limiter could not reach a decision and ratelimit.failure-mode is fail-closed.";
+		}
+		if (rejection instanceof RateLimitRejection.Throttled throttled) {
+			long seconds = throttled.retryAfterSeconds();
+			return "Too many calls of this operation are in progress"
+					+ ((seconds == 0) ? "; try again later." : "; retry after " + seconds + ((seconds == 1) ? " second." : " seconds."));
 		}
 		List<String> descriptions = new ArrayList<>();
 		long retryAfter = rejection.retryAfterSeconds();

@@ -186,6 +186,20 @@ final class EngineFlow implements RateLimitFlow {
 	}
 
 	@Override
+	public CompletableFuture<Void> throttle(RateLimitCall exchange, int status, long retryAfterSeconds) {
+		if (retryAfterSeconds > 0) {
+			@SuppressWarnings("unchecked")
+			RateLimitVerdict own = new RateLimitVerdict(List.of(), List.of(), false, null)
+				.after((List<AppliedLimit>) exchange.getAttribute(APPLIED));
+			HttpHeaders headers = this.headers.of(own);
+			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
+			exchange.writeHeaders(headers);
+		}
+		return exchange.reject(new RateLimitRejection.Throttled(methodOf(exchange), pathOf(exchange), status,
+				retryAfterSeconds));
+	}
+
+	@Override
 	public CompletableFuture<Void> end(AfterResponse after, CallEnd how, boolean mayBlock) {
 		boolean async = !mayBlock;
 		if (how instanceof CallEnd.Completed completed) {
@@ -297,9 +311,8 @@ final class EngineFlow implements RateLimitFlow {
 
 	private static RateLimitRejection rejection(RateLimitCall call, RateLimitVerdict verdict) {
 		Assert.isTrue(!verdict.allowed(), "the verdict must refuse the request");
-		// a call that is no request has no method, and names itself instead of a path
-		String method = (call instanceof RateLimitRequest request) ? request.method() : "";
-		String path = (call instanceof RateLimitRequest request) ? request.target() : call.describe();
+		String method = methodOf(call);
+		String path = pathOf(call);
 		RateLimitRule missingKey = verdict.missingKey();
 		if (missingKey != null) {
 			return new RateLimitRejection.MissingKey(method, path, missingKey);
@@ -309,6 +322,16 @@ final class EngineFlow implements RateLimitFlow {
 		}
 		return new RateLimitRejection.Limited(method, path, verdict.violated(),
 				RateLimitHeaders.retryAfterSeconds(verdict.violated()));
+	}
+
+	/** A rejection's method: a call that is no request has none. */
+	private static String methodOf(RateLimitCall call) {
+		return (call instanceof RateLimitRequest request) ? request.method() : "";
+	}
+
+	/** A rejection's path: a call that is no request names itself instead. */
+	private static String pathOf(RateLimitCall call) {
+		return (call instanceof RateLimitRequest request) ? request.target() : call.describe();
 	}
 
 }

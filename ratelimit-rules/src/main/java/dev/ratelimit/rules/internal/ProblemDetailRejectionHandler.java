@@ -33,6 +33,9 @@ final class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
 		else if (rejection instanceof RateLimitRejection.Unavailable) {
 			problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, rejection.detail());
 		}
+		else if (rejection instanceof RateLimitRejection.Throttled throttled) {
+			problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(throttled.status()), rejection.detail());
+		}
 		else {
 			problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, rejection.detail());
 			problem.setProperty("violatedPolicies", rejection.violated().stream().map(AppliedLimit::policy).toList());

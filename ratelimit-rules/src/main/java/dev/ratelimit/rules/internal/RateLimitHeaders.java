@@ -51,9 +51,8 @@ final class RateLimitHeaders {
 	 */
 	public HttpHeaders of(RateLimitVerdict verdict) {
 		HttpHeaders headers = new HttpHeaders();
-		List<AppliedLimit> applied = (this.version == HeaderVersion.DRAFT_12) ? verdict.applied()
-				: windows(verdict.applied());
-		List<AppliedLimit> windows = windows(applied);
+		List<AppliedLimit> windows = windows(verdict.applied());
+		List<AppliedLimit> applied = (this.version == HeaderVersion.DRAFT_12) ? verdict.applied() : windows;
 		if (!applied.isEmpty() && this.enabled) {
 			switch (this.version) {
 				case DRAFT_7 -> draft7(applied, headers);

@@ -8,6 +8,7 @@ import java.util.Set;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
+import dev.ratelimit.autoconfigure.web.RateLimitInvocationRejectedProperties;
 import dev.ratelimit.method.ReactiveRateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
@@ -64,7 +65,7 @@ import dev.ratelimit.rules.flow.RateLimitContext;
 @ConditionalOnClass({ RateLimitWebFilter.class, WebFilter.class, RequestMappingHandlerMapping.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitRuleRegistry.class)
-@EnableConfigurationProperties(RateLimitFilterProperties.class)
+@EnableConfigurationProperties({ RateLimitFilterProperties.class, RateLimitInvocationRejectedProperties.class })
 public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
@@ -99,15 +100,27 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 	/**
 	 * Answers a {@link RateLimitExceededException} a handler fails with (a limited bean method it called was
-	 * refused) as a refused request, before Spring Boot's error handler would answer it with 500; the application's
-	 * own {@code @ExceptionHandler}s see it first.
+	 * refused) as a refused request, and Spring Framework's {@code InvocationRejectedException} ({@code @ConcurrencyLimit}
+	 * refused a method it called) as a throttled one, before Spring Boot's error handler would answer them with 500;
+	 * the application's own {@code @ExceptionHandler}s see them first.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitExceededWebExceptionHandler")
 	@Order(-2)
-	WebExceptionHandler rateLimitExceededWebExceptionHandler(ReactiveRateLimitSupport support) {
-		return (exchange, ex) -> (ex instanceof RateLimitExceededException refused
-				&& !exchange.getResponse().isCommitted()) ? support.refuse(exchange, refused) : Mono.error(ex);
+	WebExceptionHandler rateLimitExceededWebExceptionHandler(ReactiveRateLimitSupport support,
+			RateLimitInvocationRejectedProperties invocationRejected) {
+		int status = invocationRejected.answerStatus();
+		long retryAfter = invocationRejected.retryAfterSeconds();
+		return (exchange, ex) -> {
+			if (exchange.getResponse().isCommitted()) {
+				return Mono.error(ex);
+			}
+			if (ex instanceof RateLimitExceededException refused) {
+				return support.refuse(exchange, refused);
+			}
+			return RateLimitInvocationRejectedProperties.rejected(ex) ? support.throttle(exchange, status, retryAfter)
+					: Mono.error(ex);
+		};
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.List;
 import jakarta.servlet.DispatcherType;
 
 import dev.ratelimit.autoconfigure.web.RateLimitFilterProperties;
+import dev.ratelimit.autoconfigure.web.RateLimitInvocationRejectedProperties;
 import dev.ratelimit.method.RateLimitCurrentRequest;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.RateLimitFlow;
@@ -50,7 +51,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnClass({ RateLimitFilter.class, HandlerInterceptor.class, WebMvcConfigurer.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitRuleRegistry.class)
-@EnableConfigurationProperties(RateLimitFilterProperties.class)
+@EnableConfigurationProperties({ RateLimitFilterProperties.class, RateLimitInvocationRejectedProperties.class })
 public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
@@ -95,8 +96,10 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRuleRegistry rules,
-			ListableBeanFactory beanFactory, ServletRateLimitSupport support) {
-		return new RateLimitWebMvcConfigurer(interceptor, rules, beanFactory, support);
+			ListableBeanFactory beanFactory, ServletRateLimitSupport support,
+			RateLimitInvocationRejectedProperties invocationRejected) {
+		return new RateLimitWebMvcConfigurer(interceptor, rules, beanFactory, support, invocationRejected.answerStatus(),
+				invocationRejected.retryAfterSeconds());
 	}
 
 	@Bean

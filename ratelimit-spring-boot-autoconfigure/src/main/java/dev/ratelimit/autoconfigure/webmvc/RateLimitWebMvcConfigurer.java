@@ -11,6 +11,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.autoconfigure.web.RateLimitInvocationRejectedProperties;
 import dev.ratelimit.rules.flow.RateLimitContext;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.web.servlet.RateLimitInterceptor;
@@ -36,8 +37,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 
 /**
  * Adds the {@link RateLimitInterceptor} to Spring MVC ahead of other interceptors, answers a
- * {@link RateLimitExceededException} a handler throws as a refused request (after the application's own
- * {@code @ExceptionHandler}s, which may answer it otherwise), and checks every handler's
+ * {@link RateLimitExceededException} a handler throws as a refused request, and Spring Framework's
+ * {@code InvocationRejectedException} ({@code @ConcurrencyLimit}) as a throttled one (both after the application's own
+ * {@code @ExceptionHandler}s, which may answer them otherwise), and checks every handler's
  * {@link dev.ratelimit.RateLimited} annotations once the application has started, so that a bad one stops it.
  */
 public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartInitializingSingleton {
@@ -50,12 +52,18 @@ public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartI
 
 	private final ServletRateLimitSupport support;
 
+	private final int invocationRejectedStatus;
+
+	private final long invocationRejectedRetryAfter;
+
 	RateLimitWebMvcConfigurer(RateLimitInterceptor interceptor, RateLimitRuleRegistry rules, ListableBeanFactory beanFactory,
-			ServletRateLimitSupport support) {
+			ServletRateLimitSupport support, int invocationRejectedStatus, long invocationRejectedRetryAfter) {
 		this.interceptor = interceptor;
 		this.rules = rules;
 		this.beanFactory = beanFactory;
 		this.support = support;
+		this.invocationRejectedStatus = invocationRejectedStatus;
+		this.invocationRejectedRetryAfter = invocationRejectedRetryAfter;
 	}
 
 	@Override
@@ -90,11 +98,17 @@ public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer, SmartI
 
 	private @Nullable ModelAndView refused(HttpServletRequest request, HttpServletResponse response,
 			@Nullable Object handler, Exception ex) {
-		if (!(ex instanceof RateLimitExceededException refused) || response.isCommitted()) {
+		if (response.isCommitted()
+				|| !(ex instanceof RateLimitExceededException || RateLimitInvocationRejectedProperties.rejected(ex))) {
 			return null;
 		}
 		try {
-			this.support.refuse(request, response, refused);
+			if (ex instanceof RateLimitExceededException refused) {
+				this.support.refuse(request, response, refused);
+			}
+			else {
+				this.support.throttle(request, response, this.invocationRejectedStatus, this.invocationRejectedRetryAfter);
+			}
 		}
 		catch (IOException failure) {
 			ex.addSuppressed(failure);

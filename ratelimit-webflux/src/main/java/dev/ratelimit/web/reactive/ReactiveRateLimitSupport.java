@@ -184,6 +184,20 @@ public final class ReactiveRateLimitSupport {
 			.fromFuture(this.flow.refuse(new WebFluxExchange(exchange, context), refused), true));
 	}
 
+	/**
+	 * Answers an exchange whose handler failed because Spring Framework's {@code @ConcurrencyLimit} refused a method
+	 * it called ({@code InvocationRejectedException}): the {@link RateLimitRejectionHandler}'s body for a
+	 * {@link dev.ratelimit.rules.flow.RateLimitRejection.Throttled} rejection, through the application's codecs.
+	 * @param exchange the exchange, its response not committed yet
+	 * @param status the status to answer with: 503 or 429
+	 * @param retryAfterSeconds the {@code Retry-After} to send, in whole seconds; zero to send none
+	 * @return completes when the response is written
+	 */
+	public Mono<Void> throttle(ServerWebExchange exchange, int status, long retryAfterSeconds) {
+		return Mono.deferContextual((context) -> Mono
+			.fromFuture(this.flow.throttle(new WebFluxExchange(exchange, context), status, retryAfterSeconds), true));
+	}
+
 	/** The flow's answer as a publisher; one it gave at once (no rule matched, say) without wrapping its future. */
 	private static Mono<Boolean> answer(CompletableFuture<Boolean> flow) {
 		if (flow.isDone() && !flow.isCompletedExceptionally()) {

@@ -157,6 +157,22 @@ public final class ServletRateLimitSupport {
 		completed(this.flow.refuse(new ServletExchange(request, response, null), refused).thenApply((written) -> false));
 	}
 
+	/**
+	 * Answers a request whose handler called a method that Spring Framework's {@code @ConcurrencyLimit} refused
+	 * ({@code InvocationRejectedException}): the {@link RateLimitRejectionHandler}'s body for a
+	 * {@link dev.ratelimit.rules.flow.RateLimitRejection.Throttled} rejection.
+	 * @param request the request
+	 * @param response its response, not committed yet
+	 * @param status the status to answer with: 503 or 429
+	 * @param retryAfterSeconds the {@code Retry-After} to send, in whole seconds; zero to send none
+	 * @throws IOException when the response cannot be written
+	 */
+	public void throttle(HttpServletRequest request, HttpServletResponse response, int status, long retryAfterSeconds)
+			throws IOException {
+		completed(this.flow.throttle(new ServletExchange(request, response, null), status, retryAfterSeconds)
+			.thenApply((written) -> false));
+	}
+
 	/** The flow's answer on this blocking stack: complete when the flow returns. */
 	private static boolean completed(CompletableFuture<Boolean> flow) throws IOException {
 		try {
