@@ -8,7 +8,11 @@ import java.util.List;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.Advisor;
 import org.springframework.aop.ClassFilter;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
@@ -21,7 +25,9 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Proxies the Spring beans that have {@link RateLimited} methods (or a {@link RateLimited} class) so that every
- * call is decided by their limits, as {@code @Async} and {@code @Validated} beans are proxied. Web controllers are
+ * call is decided by their limits, as {@code @Async} and {@code @Validated} beans are proxied; on a method that Spring
+ * Framework's {@code @Retryable} retries too, inside the retry, so that each attempt is decided and charged. Web
+ * controllers are
  * left to the web stacks, which decide their handlers before the arguments are read. Every limited method is checked
  * once the singletons are created, so that a bad annotation, SpEL expression or fallback stops the application.
  *
@@ -29,6 +35,14 @@ import org.springframework.util.ReflectionUtils;
  */
 public class RateLimitedMethodPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
 		implements SmartInitializingSingleton {
+
+	/** Spring Framework's retry interceptor ({@code @Retryable}, since 7.0), or {@code null} before 7.0. */
+	private static final @Nullable Class<?> RETRY_INTERCEPTOR = ClassUtils.isPresent(
+			"org.springframework.resilience.retry.AbstractRetryInterceptor",
+			RateLimitedMethodPostProcessor.class.getClassLoader())
+					? ClassUtils.resolveClassName("org.springframework.resilience.retry.AbstractRetryInterceptor",
+							RateLimitedMethodPostProcessor.class.getClassLoader())
+					: null;
 
 	private final MethodRateLimitInterceptor interceptor;
 
@@ -45,6 +59,43 @@ public class RateLimitedMethodPostProcessor extends AbstractBeanFactoryAwareAdvi
 		this.advisor = new DefaultPointcutAdvisor(new LimitedMethods(), interceptor);
 		// before @Transactional and the like: a refused call opens nothing
 		setBeforeExistingAdvisors(true);
+	}
+
+	/**
+	 * Applies the limits, inside Spring Framework's {@code @Retryable} whichever post-processor ran first: every
+	 * attempt is a call that the limits decide and charge, and a refusal is an exception the retry sees.
+	 */
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Object result = super.postProcessAfterInitialization(bean, beanName);
+		if (RETRY_INTERCEPTOR != null && result instanceof Advised advised && !advised.isFrozen()) {
+			insideRetries(advised, RETRY_INTERCEPTOR);
+		}
+		return result;
+	}
+
+	/** Moves the limits' advisor right after the last retry advisor when it is ahead of it (outside the retry). */
+	private void insideRetries(Advised advised, Class<?> retryInterceptor) {
+		Advisor ours = this.advisor;
+		if (ours == null) {
+			return;
+		}
+		Advisor[] advisors = advised.getAdvisors();
+		int limits = -1;
+		int lastRetry = -1;
+		for (int i = 0; i < advisors.length; i++) {
+			if (advisors[i] == ours) {
+				limits = i;
+			}
+			else if (retryInterceptor.isInstance(advisors[i].getAdvice())) {
+				lastRetry = i;
+			}
+		}
+		if (limits >= 0 && lastRetry > limits) {
+			advised.removeAdvisor(limits);
+			// the retry's advisor moved up by one when ours was removed
+			advised.addAdvisor(lastRetry, ours);
+		}
 	}
 
 	@Override
