@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 
+import org.springframework.core.MethodParameter;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -34,14 +35,17 @@ final class Fallbacks {
 	 * @throws InvalidRateLimitRuleException when the bean has no such method, or none of a fitting signature
 	 */
 	static Fallback find(Method method, Class<?> targetClass, String name, String rule) {
-		Class<?>[] parameters = method.getParameterTypes();
+		// a suspend function's fallback is one too, its parameters compared without the continuation
+		boolean suspending = KotlinCalls.isSuspending(method);
+		Class<?>[] parameters = parameters(method, suspending);
 		List<Method> named = new ArrayList<>();
 		ReflectionUtils.doWithMethods(targetClass, named::add, (candidate) -> candidate.getName().equals(name)
-				&& !candidate.isBridge() && !Modifier.isStatic(candidate.getModifiers()));
+				&& !candidate.isBridge() && !Modifier.isStatic(candidate.getModifiers())
+				&& KotlinCalls.isSuspending(candidate) == suspending);
 		// the one that takes the refusal first, whatever order reflection lists them in
 		for (boolean withException : new boolean[] { true, false }) {
 			for (Method candidate : named) {
-				Class<?>[] types = candidate.getParameterTypes();
+				Class<?>[] types = parameters(candidate, suspending);
 				boolean fits = withException
 						? types.length == parameters.length + 1
 								&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
@@ -49,7 +53,7 @@ final class Fallbacks {
 						: Arrays.equals(types, parameters);
 				if (fits && returnsWhatTheMethodReturns(candidate, method)) {
 					ReflectionUtils.makeAccessible(candidate);
-					return new Fallback(candidate, withException);
+					return new Fallback(candidate, withException, suspending);
 				}
 			}
 		}
@@ -63,11 +67,19 @@ final class Fallbacks {
 				reason + "; declare " + method.getReturnType().getSimpleName() + " " + expected + " on the bean");
 	}
 
+	private static Class<?>[] parameters(Method method, boolean suspending) {
+		Class<?>[] types = method.getParameterTypes();
+		return suspending ? Arrays.copyOf(types, types.length - 1) : types;
+	}
+
 	private static boolean returnsWhatTheMethodReturns(Method fallback, Method method) {
-		if (method.getReturnType() == void.class) {
-			return fallback.getReturnType() == void.class;
+		// a suspend function's declared type, not the Object its JVM method returns
+		Class<?> returned = new MethodParameter(method, -1).getParameterType();
+		Class<?> fallbackReturns = new MethodParameter(fallback, -1).getParameterType();
+		if (returned == void.class) {
+			return fallbackReturns == void.class;
 		}
-		return ClassUtils.isAssignable(method.getReturnType(), fallback.getReturnType());
+		return ClassUtils.isAssignable(returned, fallbackReturns);
 	}
 
 	private static String signature(Method method) {
@@ -79,9 +91,10 @@ final class Fallbacks {
 	 * A fallback method.
 	 *
 	 * @param method the method
-	 * @param takesException whether its last parameter is the refusal
+	 * @param takesException whether its last parameter (before a suspend function's continuation) is the refusal
+	 * @param suspending whether it is a Kotlin suspend function, called as a publisher
 	 */
-	record Fallback(Method method, boolean takesException) {
+	record Fallback(Method method, boolean takesException, boolean suspending) {
 
 		/**
 		 * Calls the fallback instead of the limited method.
@@ -94,6 +107,14 @@ final class Fallbacks {
 		@Nullable Object call(Object target, @Nullable Object[] arguments, RateLimitExceededException refusal)
 				throws Throwable {
 			Object[] passed = arguments;
+			if (this.suspending) {
+				// the limited function's continuation is Spring's, which awaits the publisher this returns
+				passed = Arrays.copyOf(arguments, arguments.length - 1 + (this.takesException ? 1 : 0));
+				if (this.takesException) {
+					passed[arguments.length - 1] = refusal;
+				}
+				return KotlinCalls.callSuspending(this.method, target, passed);
+			}
 			if (this.takesException) {
 				passed = Arrays.copyOf(arguments, arguments.length + 1);
 				passed[arguments.length] = refusal;

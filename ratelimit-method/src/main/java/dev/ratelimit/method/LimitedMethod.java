@@ -24,6 +24,7 @@ import dev.ratelimit.rules.RuleKey;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
+import org.springframework.core.MethodParameter;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -75,7 +76,7 @@ final class LimitedMethod {
 		this.rules = limits.rules();
 		String at = " (@RateLimited on " + targetClass.getName() + "." + method.getName() + ")";
 		try {
-			this.returns = returns(method.getReturnType(), this.rules.get(0).name());
+			this.returns = returns(method, this.rules.get(0).name());
 			for (RateLimitRule rule : this.rules) {
 				if (rule.key() instanceof RuleKey.Expression expression) {
 					this.keys.put(rule.name(), MethodExpressions.parse(rule.name(), "key", expression.expression(), method));
@@ -106,7 +107,21 @@ final class LimitedMethod {
 	 * Tells how a method returns; a future or publisher type the interceptor cannot stand in for stops the
 	 * application rather than being decided as a plain value (blocking) or failing at the first call.
 	 */
-	private static Returns returns(Class<?> type, String rule) {
+	private static Returns returns(Method method, String rule) {
+		Class<?> type = method.getReturnType();
+		boolean suspending = KotlinCalls.isSuspending(method);
+		if ((suspending || KotlinCalls.isFlow(type)) && !(KotlinCalls.COROUTINES && REACTOR)) {
+			throw new InvalidRateLimitRuleException(rule, "return type", suspending ? "suspend" : type.getName(),
+					"a limited suspend function or Flow is decided as a publisher, which needs "
+							+ "org.jetbrains.kotlinx:kotlinx-coroutines-reactor on the class path; add it");
+		}
+		if (suspending) {
+			// Spring calls a suspending function as a publisher inside the proxy, and awaits it for the caller
+			return KotlinCalls.isFlow(new MethodParameter(method, -1).getParameterType()) ? Returns.FLUX : Returns.MONO;
+		}
+		if (KotlinCalls.isFlow(type)) {
+			return Returns.FLOW;
+		}
 		if (type == CompletableFuture.class || type == CompletionStage.class) {
 			return Returns.FUTURE;
 		}
@@ -291,11 +306,20 @@ final class LimitedMethod {
 		/** A {@code CompletionStage}: decided without blocking; a refusal completes it exceptionally. */
 		FUTURE,
 
-		/** A {@code Mono}: decided on subscription without blocking; a refusal is its error signal. */
+		/**
+		 * A {@code Mono}, or a Kotlin {@code suspend} function (which Spring calls as a {@code Mono} inside the
+		 * proxy): decided on subscription without blocking; a refusal is its error signal.
+		 */
 		MONO,
 
-		/** A {@code Flux}: decided on subscription without blocking; a refusal is its error signal. */
-		FLUX
+		/**
+		 * A {@code Flux}, or a Kotlin {@code suspend} function returning a {@code Flow}: decided on subscription
+		 * without blocking; a refusal is its error signal.
+		 */
+		FLUX,
+
+		/** A Kotlin {@code Flow}: each collection is one call, decided as a {@code Flux}'s subscription. */
+		FLOW
 
 	}
 

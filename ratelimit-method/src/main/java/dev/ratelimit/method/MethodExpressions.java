@@ -87,7 +87,7 @@ final class MethodExpressions {
 		}
 		List<String> each = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			each.add((names != null) ? "#" + names[i] + " (#p" + i + ")" : "#p" + i);
+			each.add((names != null && i < names.length) ? "#" + names[i] + " (#p" + i + ")" : "#p" + i);
 		}
 		return String.join(", ", each);
 	}
@@ -98,9 +98,10 @@ final class MethodExpressions {
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			known.add("p" + i);
 			known.add("a" + i);
-			if (names != null) {
-				known.add(names[i]);
-			}
+		}
+		if (names != null) {
+			// a Kotlin suspend function's names leave out its continuation
+			known.addAll(List.of(names));
 		}
 		return known;
 	}

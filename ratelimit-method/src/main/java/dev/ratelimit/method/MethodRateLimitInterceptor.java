@@ -140,6 +140,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 			case FUTURE -> call.future();
 			case MONO -> ReactiveCalls.mono(call);
 			case FLUX -> ReactiveCalls.flux(call);
+			case FLOW -> KotlinCalls.toFlow(ReactiveCalls.flux(call));
 		};
 	}
 

@@ -12,7 +12,8 @@ import reactor.util.context.ContextView;
 import dev.ratelimit.rules.flow.RateLimitRequest;
 
 /**
- * Limited methods that return a {@code Mono} or a {@code Flux}: each subscription is one call, decided when it
+ * Limited methods that return a {@code Mono} or a {@code Flux} (or, in Kotlin, suspend functions and those returning a
+ * {@code Flow}, through {@link KotlinCalls}): each subscription is one call, decided when it
  * subscribes without blocking; a refusal is the publisher's error signal, or the fallback's publisher. Loaded
  * only when Reactor is on the class path.
  */
@@ -69,13 +70,21 @@ final class ReactiveCalls {
 		try {
 			if (allowed) {
 				Object result = call.proceed();
-				return (result != null) ? (Publisher<Object>) result : Mono.empty();
+				if (result == null) {
+					return Mono.empty();
+				}
+				// a Kotlin Flow, collected once per subscription
+				return (result instanceof Publisher<?>) ? (Publisher<Object>) result
+						: (Publisher<Object>) KotlinCalls.toPublisher(result);
 			}
 			Object answer = call.refused(exchange, context.hasKey(call.limited()));
 			// what the fallback's publisher subscribes to (the method again, say) knows that it runs in the fallback
-			return (answer != null)
-					? Flux.from((Publisher<Object>) answer).contextWrite((outer) -> outer.put(call.limited(), Boolean.TRUE))
-					: Mono.empty();
+			if (answer == null) {
+				return Mono.empty();
+			}
+			Publisher<Object> fallback = (answer instanceof Publisher<?>) ? (Publisher<Object>) answer
+					: (Publisher<Object>) KotlinCalls.toPublisher(answer);
+			return Flux.from(fallback).contextWrite((outer) -> outer.put(call.limited(), Boolean.TRUE));
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
