@@ -84,7 +84,9 @@ class FloodOnOneCpuTests {
 				.as("decisions of %s that failed (timeout, open breaker); %s granted, %s refused; the flood printed:%n%s",
 						flooded, granted, refused, printed)
 				.isZero();
-			assertThat(refused).as("refused by %s", flooded).isGreaterThan(1_000);
+			// that it was a flood: many times the limit, even on a machine so busy that the one CPU floods slowly (809
+			// refusals in a second were seen while other builds shared the machine; thousands on a quiet one)
+			assertThat(refused).as("refused by %s", flooded).isGreaterThan((long) LIMIT * WINDOWS * 5);
 			// LIMIT per window for WINDOWS windows (and the window open when the flood stops)
 			assertThat(granted).as("granted by %s", flooded).isBetween((long) LIMIT, (long) LIMIT * (WINDOWS + 2));
 		}
