@@ -8,6 +8,8 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.testsupport.RedisTestServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -21,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code @AutoConfigureRateLimit(clock = true)} on an application whose own configuration names a Redis that does
- * not exist: it runs on the test's Redis, and its limiters on the clock the test moves.
+ * not exist: it runs on the test's Redis, its limiters on the clock the test moves, and every test (a nested one too)
+ * starts with every budget full, ahead of its own set-up.
  */
 @SpringBootTest(classes = AutoConfigureRateLimitTests.Application.class,
 		properties = { "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=1" })
@@ -29,6 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AutoConfigureRateLimitTests {
 
 	private static final RateLimit ONE_PER_MINUTE = RateLimit.of(1, Duration.ofMinutes(1));
+
+	private static final String SHARED_KEY = "shared";
 
 	@Autowired
 	private Environment environment;
@@ -46,6 +51,17 @@ class AutoConfigureRateLimitTests {
 	private GcraRateLimiter gcra;
 
 	private final String key = UUID.randomUUID().toString();
+
+	@BeforeEach
+	void takeTheOnlyPermitOfAKeyEveryTestShares() {
+		assertThat(this.fixedWindow.tryAcquire(SHARED_KEY, ONE_PER_MINUTE).allowed())
+			.as("the shared key's budget, full again before each test").isTrue();
+	}
+
+	@Test
+	void resetsEveryBudgetBeforeTheTestsOwnSetUp() {
+		assertThat(this.fixedWindow.tryAcquire(SHARED_KEY, ONE_PER_MINUTE).allowed()).isFalse();
+	}
 
 	@Test
 	void pointsTheApplicationAtTheRedisOfTheTests() {
@@ -76,6 +92,17 @@ class AutoConfigureRateLimitTests {
 		assertThat(this.gcra.tryAcquire(this.key, ONE_PER_MINUTE).retryAfter()).isEqualTo(Duration.ofSeconds(30));
 		this.clock.advance(Duration.ofSeconds(30));
 		assertThat(this.gcra.tryAcquire(this.key, ONE_PER_MINUTE).allowed()).isTrue();
+	}
+
+	@Nested
+	class InANestedClass {
+
+		@Test
+		void resetsEveryBudgetBeforeEachTestToo() {
+			assertThat(AutoConfigureRateLimitTests.this.fixedWindow.tryAcquire(SHARED_KEY, ONE_PER_MINUTE).allowed())
+				.isFalse();
+		}
+
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
