@@ -59,14 +59,6 @@ public final class RateLimitBudgets {
 		return deleted;
 	}
 
-	/**
-	 * Returns the prefix whose keys a reset deletes, {@code ratelimit.key-prefix}.
-	 * @return the prefix
-	 */
-	public String keyPrefix() {
-		return this.keyPrefix;
-	}
-
 	private long resetCluster(RedisClusterConnection cluster) {
 		long deleted = 0;
 		// SCAN sees one node's keys: every master is asked in turn
