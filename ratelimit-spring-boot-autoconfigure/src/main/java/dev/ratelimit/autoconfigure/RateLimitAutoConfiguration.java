@@ -11,6 +11,7 @@ import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.redis.RedisRateLimitOverrides;
 import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
@@ -116,6 +117,15 @@ public final class RateLimitAutoConfiguration {
 		boolean local = properties.getFailureMode() == FailureMode.LOCAL;
 		return new Limiters(runner, prefix, circuitBreaker, denialCache.getIfAvailable(),
 				local ? fallback.getIfAvailable() : null);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "ratelimit.overrides.enabled", matchIfMissing = true)
+	RedisRateLimitOverrides rateLimitOverrides(Limiters limiters, RateLimitProperties properties) {
+		return PropertyErrors.check("ratelimit.overrides.refresh-interval",
+				properties.getOverrides().getRefreshInterval(),
+				(interval) -> new RedisRateLimitOverrides(limiters.runner(), limiters.keyPrefix(), interval));
 	}
 
 	/**
