@@ -8,6 +8,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.RedisRateLimitOverrides;
@@ -78,6 +79,10 @@ class RateLimitAutoConfigurationTests {
 				.isEqualTo(Duration.ofMillis(250)));
 		this.runner.withPropertyValues("ratelimit.overrides.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(RedisRateLimitOverrides.class));
+		// an application that keeps its overrides elsewhere
+		this.runner.withBean(RateLimitOverrides.class, () -> RateLimitOverrides.NONE)
+			.run((context) -> assertThat(context).doesNotHaveBean(RedisRateLimitOverrides.class)
+				.hasSingleBean(RateLimitOverrides.class));
 	}
 
 	@Test
