@@ -45,6 +45,12 @@ final class RedisScripts {
 	/** Reads a key's block, or blocks it by hand. */
 	static final RedisScript<List> BLOCK_STATE = RedisScript.of(read("block-state"), List.class);
 
+	/** Sets or removes one key's override of its rule's limits ({@code override.lua}). */
+	static final RedisScript<List> OVERRIDE = RedisScript.of(read("override"), List.class);
+
+	/** Reads every override in force ({@code overrides.lua}). */
+	static final RedisScript<List> OVERRIDES = RedisScript.of(read("overrides"), List.class);
+
 	/** Takes a slot of work in flight for a key ({@code concurrency.lua}). */
 	static final RedisScript<List> CONCURRENCY = RedisScript.of(read("prelude") + read("concurrency"), List.class);
 

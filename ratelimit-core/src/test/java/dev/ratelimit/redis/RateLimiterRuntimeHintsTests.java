@@ -34,11 +34,11 @@ class RateLimiterRuntimeHintsTests {
 		new RateLimiterRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
 		Resource[] scripts = new PathMatchingResourcePatternResolver().getResources("classpath*:" + RateLimiterRuntimeHints.SCRIPTS);
 		List<String> names = Arrays.stream(scripts).map(Resource::getFilename).toList();
-		// one per algorithm, the prelude, the reset, refund, charge, together, batch, block, concurrency and slot
-		// scripts: a new script is found here without editing the test
-		assertThat(names).hasSize(Algorithm.values().length + 10)
+		// one per algorithm, the prelude, the reset, refund, charge, together, batch, block, concurrency, slot and
+		// overrides' scripts: a new script is found here without editing the test
+		assertThat(names).hasSize(Algorithm.values().length + 12)
 			.contains("prelude.lua", "reset.lua", "refund.lua", "charge.lua", "together.lua", "batch.lua", "block.lua",
-					"block-state.lua", "concurrency.lua", "slot.lua");
+					"block-state.lua", "concurrency.lua", "slot.lua", "override.lua", "overrides.lua");
 		for (String name : names) {
 			assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/ratelimit/scripts/" + name))
 				.as(name)

@@ -133,4 +133,40 @@ public final class RateLimitDescriptors {
 			implements OperationResponseBody {
 	}
 
+	/**
+	 * A key's override of its rule's limits, or a pattern's, shared by every key it matches.
+	 *
+	 * @param rule the rule's name
+	 * @param key the key, or the pattern ({@code *} for any characters)
+	 * @param pattern whether the key is a pattern
+	 * @param limits the limits that replace the rule's (or the key's plan's); empty when it was not set
+	 * @param expiresAt when it ends, by the Redis server's clock (ISO-8601), or {@code null} for never
+	 * @param error why it was not set, or {@code null}
+	 * @since 0.1.0
+	 */
+	public record OverrideDescriptor(String rule, String key, boolean pattern, List<LimitDescriptor> limits,
+			@Nullable String expiresAt, @Nullable String error) implements OperationResponseBody {
+	}
+
+	/**
+	 * The overrides of a rule.
+	 *
+	 * @param rule the rule's name
+	 * @param overrides its overrides in force, sorted by key
+	 * @since 0.1.0
+	 */
+	public record OverridesDescriptor(String rule, List<OverrideDescriptor> overrides) implements OperationResponseBody {
+	}
+
+	/**
+	 * An override removed.
+	 *
+	 * @param rule the rule's name
+	 * @param key the key or the pattern
+	 * @param removed whether there was one
+	 * @since 0.1.0
+	 */
+	public record OverrideRemovedDescriptor(String rule, String key, boolean removed) implements OperationResponseBody {
+	}
+
 }

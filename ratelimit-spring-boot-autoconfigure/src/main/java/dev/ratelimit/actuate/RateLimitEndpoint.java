@@ -13,11 +13,16 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitOverride;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.actuate.RateLimitDescriptors.BlockDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.KeyDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.KeyLimitDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.LimitDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.OverrideDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.OverrideRemovedDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.OverridesDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.ReloadDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.ResetDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.RuleDescriptor;
@@ -31,6 +36,7 @@ import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import dev.ratelimit.rules.internal.RateLimitEngine;
 
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -44,7 +50,9 @@ import org.springframework.boot.convert.DurationStyle;
  * without charging it; and a reset of one key, for support staff unblocking a customer. The key is the
  * value the rule's key resolves to: a client address for {@code ip}, the header's value for
  * {@code header:<Name>}, and so on. Reads the engine's {@link RateLimitRuleRegistry}, whichever entry point applies
- * the rules.
+ * the rules. Keys given other limits at runtime ({@code /actuator/ratelimit/{rule}/{key}/override}) are the
+ * {@link RateLimitOverrides}' (a key whose last path segment is {@code override} is therefore read, reset and blocked
+ * through the query form, {@code ?key=}, for what has one).
  *
  * @since 0.1.0
  */
@@ -63,7 +71,10 @@ public class RateLimitEndpoint {
 
 	private final @Nullable CircuitBreaker circuitBreaker;
 
+	private final RateLimitOverrides overrides;
+
 	private RateLimitEndpoint(Builder builder) {
+		this.overrides = builder.overrides;
 		this.rules = builder.rules;
 		this.failureMode = builder.failureMode;
 		this.circuitBreaker = builder.circuitBreaker;
@@ -145,6 +156,36 @@ public class RateLimitEndpoint {
 	}
 
 	/**
+	 * Answers {@code GET /actuator/ratelimit/{rule}}: the rule's overrides, or with {@code ?key=} a key's state
+	 * ({@link #state}).
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to, or {@code null} for the rule's overrides
+	 * @param clientAddress whether the key is a client address a rule with another key charges requests
+	 * without the key's value to
+	 * @return the overrides or the key's state, or {@code null} (404) when no rule has that name
+	 */
+	@ReadOperation
+	public @Nullable OperationResponseBody rule(@Selector String rule, @Nullable String key,
+			@Nullable Boolean clientAddress) {
+		return (key != null) ? state(rule, key, clientAddress) : overrides(rule);
+	}
+
+	/**
+	 * Returns the overrides of a rule in force, as Redis has them now.
+	 * @param rule the rule's name
+	 * @return the overrides, or {@code null} when no rule has that name
+	 */
+	public @Nullable OverridesDescriptor overrides(String rule) {
+		RateLimitRule found = this.rules.find(rule);
+		if (found == null) {
+			return null;
+		}
+		return new OverridesDescriptor(rule, this.overrides.list(rule).stream()
+			.map((override) -> describe(found, override))
+			.toList());
+	}
+
+	/**
 	 * Returns a key's state under a rule without charging it, the key given as a query parameter: any
 	 * key, empty path segments and all ({@code ?key=team//alpha}).
 	 * @param rule the rule's name
@@ -153,7 +194,6 @@ public class RateLimitEndpoint {
 	 * without the key's value to
 	 * @return the state per limit, or {@code null} (404) when no rule has that name
 	 */
-	@ReadOperation
 	public @Nullable KeyDescriptor state(@Selector String rule, String key, @Nullable Boolean clientAddress) {
 		EndpointKeys.Target target = this.keys.target(rule, key, Boolean.TRUE.equals(clientAddress));
 		if (target == null) {
@@ -165,7 +205,8 @@ public class RateLimitEndpoint {
 		// header is the request's, unknown here
 		String plan = (found.plan() instanceof PlanSource.Bean && this.plans != null
 				&& !Boolean.TRUE.equals(clientAddress)) ? this.plans.rememberedPlan(found, target.key()) : null;
-		List<RateLimit> planLimits = found.limitsOf(plan);
+		List<RateLimit> overridden = this.overrides.limits(found.name(), target.key());
+		List<RateLimit> planLimits = (overridden != null) ? overridden : found.limitsOf(plan);
 		String budgetId = target.budgetId();
 		CalendarPeriod.Budget quota = found.calendarBudget(budgetId, planLimits, Instant.now());
 		if (quota != null) {
@@ -190,6 +231,122 @@ public class RateLimitEndpoint {
 	}
 
 	/**
+	 * Answers {@code POST /actuator/ratelimit/{rule}/{key}}: a block ({@link #block}), or for a path that ends with
+	 * {@code /override} the key's override ({@link #override}).
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to, then {@code override} for an override
+	 * @param duration how long, such as {@code 30m}; required for a block, without it an override lasts until removed
+	 * @param limit an override's permits per window, with {@code window}
+	 * @param window an override's window, such as {@code 1m}
+	 * @param burst an override's burst, for the token bucket and GCRA
+	 * @param limits an override's limits, each with {@code limit}, {@code window} and optionally {@code burst}, instead
+	 * of {@code limit} and {@code window}
+	 * @param clientAddress whether the key is a client address a rule with another key charges requests
+	 * without the key's value to
+	 * @return the block or the override, with the error when it could not be made; {@code null} when no rule has that
+	 * name
+	 */
+	@WriteOperation
+	public @Nullable OperationResponseBody write(@Selector String rule,
+			@Selector(match = Match.ALL_REMAINING) String[] key, @Nullable String duration, @Nullable String limit,
+			@Nullable String window, @Nullable String burst, @Nullable List<Object> limits,
+			@Nullable Boolean clientAddress) {
+		String overridden = overriddenKey(rule, key);
+		if (overridden != null) {
+			return override(rule, overridden, duration, limit, window, burst, limits);
+		}
+		if (duration == null) {
+			EndpointKeys.Target target = this.keys.target(rule, this.keys.keyOf(rule, key),
+					Boolean.TRUE.equals(clientAddress));
+			return (target != null) ? badBlock(target, "duration is missing; give one such as {\"duration\": \"30m\"}, "
+					+ "or end the path with /override to give the key other limits") : null;
+		}
+		return block(rule, key, duration, clientAddress);
+	}
+
+	/**
+	 * Gives a key, or every key matching a pattern ({@code partner-*}), other limits under a rule, on every instance
+	 * (from its next read of the overrides, within {@code ratelimit.overrides.refresh-interval}) and at once on this
+	 * one.
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to, or a pattern in which {@code *} stands for any characters
+	 * @param duration how long, such as {@code 2h}, or {@code null} until removed
+	 * @param limit permits per window, with {@code window}
+	 * @param window the window, such as {@code 1m}
+	 * @param burst the burst, for the token bucket and GCRA
+	 * @param limits the limits, instead of {@code limit} and {@code window}
+	 * @return the override, or its error (over HTTP, {@link RateLimitEndpointWebExtension} answers 400); {@code null}
+	 * when no rule has that name
+	 */
+	public @Nullable OverrideDescriptor override(String rule, String key, @Nullable String duration,
+			@Nullable String limit, @Nullable String window, @Nullable String burst, @Nullable List<?> limits) {
+		RateLimitRule found = this.rules.find(rule);
+		if (found == null) {
+			return null;
+		}
+		String value = overrideKey(rule, key);
+		if (this.overrides == RateLimitOverrides.NONE) {
+			return badOverride(rule, value, "overrides are disabled; set ratelimit.overrides.enabled=true (the default)");
+		}
+		RateLimitOverride set;
+		try {
+			set = this.overrides.set(rule, value, OverrideBodies.limits(found, limit, window, burst, limits),
+					OverrideBodies.duration(duration));
+		}
+		catch (IllegalArgumentException ex) {
+			return badOverride(rule, value, String.valueOf(ex.getMessage()));
+		}
+		return describe(found, set);
+	}
+
+	/**
+	 * Removes the override of a key, or of a pattern, under a rule, on every instance (from its next read of the
+	 * overrides) and at once on this one.
+	 * @param rule the rule's name
+	 * @param key the key or the pattern, as it was set
+	 * @return whether there was one; {@code null} when no rule has that name
+	 */
+	public @Nullable OverrideRemovedDescriptor removeOverride(String rule, String key) {
+		if (this.rules.find(rule) == null) {
+			return null;
+		}
+		String value = overrideKey(rule, key);
+		return new OverrideRemovedDescriptor(rule, value, this.overrides.remove(rule, value));
+	}
+
+	/** The key of a path that ends with {@code /override}, or {@code null} for another path. */
+	private @Nullable String overriddenKey(String rule, String[] segments) {
+		String key = this.keys.keyOf(rule, segments);
+		int last = key.lastIndexOf('/');
+		return (last > 0 && key.substring(last + 1).equals("override")) ? key.substring(0, last) : null;
+	}
+
+	/** A key as budgets name it (an address under an {@code ip} rule); a pattern as given. */
+	private String overrideKey(String rule, String key) {
+		if (key.indexOf('*') >= 0) {
+			return key;
+		}
+		EndpointKeys.Target target = this.keys.target(rule, key, false);
+		return (target != null) ? target.key() : key;
+	}
+
+	private static OverrideDescriptor describe(RateLimitRule rule, RateLimitOverride override) {
+		List<LimitDescriptor> limits = new ArrayList<>();
+		for (int i = 0; i < override.limits().size(); i++) {
+			RateLimit limit = override.limits().get(i);
+			limits.add(new LimitDescriptor(rule.policyName(i, override.limits()), limit.limit(), limit.windowLabel(),
+					limit.burst()));
+		}
+		Instant ends = override.expiresAt();
+		return new OverrideDescriptor(rule.name(), override.key(), override.isPattern(), limits,
+				(ends != null) ? ends.toString() : null, null);
+	}
+
+	private static OverrideDescriptor badOverride(String rule, String key, String error) {
+		return new OverrideDescriptor(rule, key, key.indexOf('*') >= 0, List.of(), null, error);
+	}
+
+	/**
 	 * Blocks a key under a rule with {@code block-for} for a while, by hand
 	 * ({@code POST /actuator/ratelimit/<rule>/<key>} with a body such as {@code {"duration": "30m"}}):
 	 * every instance refuses it until the block ends or it is unblocked ({@code DELETE}).
@@ -202,7 +359,6 @@ public class RateLimitEndpoint {
 	 * key (over HTTP, {@link RateLimitEndpointWebExtension} answers 400); {@code null} when no rule has
 	 * that name
 	 */
-	@WriteOperation
 	public @Nullable BlockDescriptor block(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
 			String duration, @Nullable Boolean clientAddress) {
 		EndpointKeys.Target target = this.keys.target(rule, this.keys.keyOf(rule, key), Boolean.TRUE.equals(clientAddress));
@@ -236,6 +392,22 @@ public class RateLimitEndpoint {
 	}
 
 	/**
+	 * Answers {@code DELETE /actuator/ratelimit/{rule}/{key}}: a reset ({@link #reset}), or for a path that ends with
+	 * {@code /override} the removal of the key's override ({@link #removeOverride}).
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to, then {@code override} for an override
+	 * @param clientAddress whether the key is a client address whose budget a rule with another key
+	 * charges requests without the key's value to
+	 * @return what was reset or removed, or {@code null} (404) when no rule has that name
+	 */
+	@DeleteOperation
+	public @Nullable OperationResponseBody delete(@Selector String rule,
+			@Selector(match = Match.ALL_REMAINING) String[] key, @Nullable Boolean clientAddress) {
+		String overridden = overriddenKey(rule, key);
+		return (overridden != null) ? removeOverride(rule, overridden) : reset(rule, key, clientAddress);
+	}
+
+	/**
 	 * Puts a key back to full under a rule.
 	 * @param rule the rule's name
 	 * @param key the value the rule's key resolves to
@@ -243,7 +415,6 @@ public class RateLimitEndpoint {
 	 * charges requests without the key's value to
 	 * @return what was reset, or {@code null} (404) when no rule has that name
 	 */
-	@DeleteOperation
 	public @Nullable ResetDescriptor reset(@Selector String rule, @Selector(match = Match.ALL_REMAINING) String[] key,
 			@Nullable Boolean clientAddress) {
 		return resetKey(rule, this.keys.keyOf(rule, key), clientAddress);
@@ -267,6 +438,10 @@ public class RateLimitEndpoint {
 		RateLimitRule found = target.rule();
 		RateLimiter limiter = this.rules.limiter(found);
 		long deleted = limiter.reset(target.budgetId(), found.limits());
+		List<RateLimit> overridden = this.overrides.limits(found.name(), target.key());
+		if (overridden != null) {
+			deleted += limiter.reset(target.budgetId(), overridden);
+		}
 		for (List<RateLimit> planLimits : found.plans().values()) {
 			deleted += limiter.reset(target.budgetId(), planLimits);
 		}
@@ -293,6 +468,8 @@ public class RateLimitEndpoint {
 				ForwardedHeader.X_FORWARDED_FOR, 128);
 
 		private boolean reactive;
+
+		private RateLimitOverrides overrides = RateLimitOverrides.NONE;
 
 		private Builder(RateLimitRuleRegistry rules) {
 			this.rules = rules;
@@ -357,6 +534,16 @@ public class RateLimitEndpoint {
 		 */
 		Builder reactive(boolean servedByWebFlux) {
 			this.reactive = servedByWebFlux;
+			return this;
+		}
+
+		/**
+		 * Sets the overrides of keys' limits the endpoint sets, removes and lists; none by default.
+		 * @param keyOverrides the overrides
+		 * @return this builder
+		 */
+		Builder overrides(RateLimitOverrides keyOverrides) {
+			this.overrides = keyOverrides;
 			return this;
 		}
 

@@ -3,6 +3,7 @@ package dev.ratelimit.actuate;
 import java.util.List;
 
 import dev.ratelimit.CircuitBreaker;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitRulesReload;
 import dev.ratelimit.rules.ForwardedHeader;
@@ -33,7 +34,7 @@ public final class RateLimitEndpointConfiguration {
 	RateLimitEndpoint rateLimitEndpoint(RateLimitRuleRegistry rules, RateLimitProperties properties,
 			ObjectProvider<CircuitBreaker> circuitBreaker, ObjectProvider<RateLimitPlanCache> plans,
 			ObjectProvider<RateLimitRulesReload> reload, ObjectProvider<ClientAddressResolver> addresses,
-			ApplicationContext context) {
+			ObjectProvider<RateLimitOverrides> overrides, ApplicationContext context) {
 		RateLimitRulesReload rulesReload = reload.getIfAvailable();
 		return RateLimitEndpoint.builder(rules)
 			.failureMode(properties.getFailureMode())
@@ -43,6 +44,7 @@ public final class RateLimitEndpointConfiguration {
 			.addresses(addresses.getIfAvailable(() -> RateLimitEngine.trustedProxies(List.of(),
 					ForwardedHeader.X_FORWARDED_FOR, properties.getIpv6PrefixLength())))
 			.reactive(context instanceof ReactiveWebApplicationContext)
+			.overrides(overrides.getIfUnique(() -> RateLimitOverrides.NONE))
 			.build();
 	}
 

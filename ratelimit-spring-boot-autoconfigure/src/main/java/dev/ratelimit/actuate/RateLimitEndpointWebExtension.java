@@ -1,10 +1,16 @@
 package dev.ratelimit.actuate;
 
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.actuate.RateLimitDescriptors.BlockDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.OverrideDescriptor;
+import dev.ratelimit.actuate.RateLimitDescriptors.OverrideRemovedDescriptor;
 import dev.ratelimit.actuate.RateLimitDescriptors.ReloadDescriptor;
 
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -13,8 +19,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 /**
  * The HTTP statuses of the {@link RateLimitEndpoint}'s write operations, as Spring Boot's
- * {@code CachesEndpointWebExtension} gives its endpoint's: a reload of invalid rules and a block that
- * cannot be made answer 400, an unknown rule or action 404. Every other operation is the endpoint's own.
+ * {@code CachesEndpointWebExtension} gives its endpoint's: a reload of invalid rules, a block or an override that
+ * cannot be made answer 400, an unknown rule or action 404, and so does the removal of an override there is not. Every other operation is the endpoint's own.
  *
  * @since 0.1.0
  */
@@ -48,24 +54,50 @@ public final class RateLimitEndpointWebExtension {
 	}
 
 	/**
-	 * Blocks a key under a rule by hand, as {@link RateLimitEndpoint#block} does.
+	 * Blocks a key under a rule by hand, or sets a key's override, as {@link RateLimitEndpoint#write} does.
 	 * @param rule the rule's name
-	 * @param key the value the rule's key resolves to
-	 * @param duration how long, such as {@code 30m} or {@code PT30M}
+	 * @param key the value the rule's key resolves to, then {@code override} for an override
+	 * @param duration how long, such as {@code 30m}; required for a block, without it an override lasts until removed
+	 * @param limit an override's permits per window, with {@code window}
+	 * @param window an override's window, such as {@code 1m}
+	 * @param burst an override's burst, for the token bucket and GCRA
+	 * @param limits an override's limits, instead of {@code limit} and {@code window}
 	 * @param clientAddress whether the key is a client address a rule with another key charges requests
 	 * without the key's value to
-	 * @return the block (200); 400 when the duration is invalid or the rule blocks no key; 404 when no
-	 * rule has that name
+	 * @return the block or the override (200); 400 when it cannot be made (the body's error names the field and the
+	 * fix); 404 when no rule has that name
 	 */
 	@WriteOperation
-	public WebEndpointResponse<BlockDescriptor> block(@Selector String rule,
-			@Selector(match = Match.ALL_REMAINING) String[] key, String duration, @Nullable Boolean clientAddress) {
-		BlockDescriptor block = this.endpoint.block(rule, key, duration, clientAddress);
-		if (block == null) {
+	public WebEndpointResponse<OperationResponseBody> write(@Selector String rule,
+			@Selector(match = Match.ALL_REMAINING) String[] key, @Nullable String duration, @Nullable String limit,
+			@Nullable String window, @Nullable String burst, @Nullable List<Object> limits,
+			@Nullable Boolean clientAddress) {
+		OperationResponseBody written = this.endpoint.write(rule, key, duration, limit, window, burst, limits,
+				clientAddress);
+		if (written == null) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		return new WebEndpointResponse<>(block,
-				block.blocked() ? WebEndpointResponse.STATUS_OK : WebEndpointResponse.STATUS_BAD_REQUEST);
+		boolean made = (written instanceof BlockDescriptor block) ? block.blocked()
+				: !(written instanceof OverrideDescriptor override) || override.error() == null;
+		return new WebEndpointResponse<>(written, made ? WebEndpointResponse.STATUS_OK : WebEndpointResponse.STATUS_BAD_REQUEST);
+	}
+
+	/**
+	 * Resets a key, or removes a key's override, as {@link RateLimitEndpoint#delete} does.
+	 * @param rule the rule's name
+	 * @param key the value the rule's key resolves to, then {@code override} for an override
+	 * @param clientAddress whether the key is a client address whose budget a rule with another key
+	 * charges requests without the key's value to
+	 * @return what was reset or removed (200); 404 when no rule has that name, or the key had no override to remove
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<OperationResponseBody> delete(@Selector String rule,
+			@Selector(match = Match.ALL_REMAINING) String[] key, @Nullable Boolean clientAddress) {
+		OperationResponseBody deleted = this.endpoint.delete(rule, key, clientAddress);
+		if (deleted == null || (deleted instanceof OverrideRemovedDescriptor removed && !removed.removed())) {
+			return new WebEndpointResponse<>(deleted, WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		return new WebEndpointResponse<>(deleted, WebEndpointResponse.STATUS_OK);
 	}
 
 }

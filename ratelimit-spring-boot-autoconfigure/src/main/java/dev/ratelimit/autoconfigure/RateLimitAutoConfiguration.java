@@ -7,10 +7,12 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.redis.RedisRateLimitOverrides;
 import dev.ratelimit.redis.RedisRateLimiter;
 import dev.ratelimit.redis.RedisScriptRunner;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
@@ -34,7 +36,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Registers a Redis rate limiter bean per algorithm when a {@link RedisConnectionFactory} is present,
  * all sharing one script runner bounded by {@code ratelimit.timeout}, one circuit breaker, one local
- * denial cache and, in the {@code local} failure mode, one in-memory fallback.
+ * denial cache and, in the {@code local} failure mode, one in-memory fallback; and the keys' overrides of their
+ * rules' limits kept in Redis ({@code ratelimit.overrides.*}), unless the application has its own
+ * {@link RateLimitOverrides}.
  *
  * @since 0.1.0
  */
@@ -116,6 +120,15 @@ public final class RateLimitAutoConfiguration {
 		boolean local = properties.getFailureMode() == FailureMode.LOCAL;
 		return new Limiters(runner, prefix, circuitBreaker, denialCache.getIfAvailable(),
 				local ? fallback.getIfAvailable() : null);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RateLimitOverrides.class)
+	@ConditionalOnBooleanProperty(name = "ratelimit.overrides.enabled", matchIfMissing = true)
+	RedisRateLimitOverrides rateLimitOverrides(Limiters limiters, RateLimitProperties properties) {
+		return PropertyErrors.check("ratelimit.overrides.refresh-interval",
+				properties.getOverrides().getRefreshInterval(),
+				(interval) -> new RedisRateLimitOverrides(limiters.runner(), limiters.keyPrefix(), interval));
 	}
 
 	/**

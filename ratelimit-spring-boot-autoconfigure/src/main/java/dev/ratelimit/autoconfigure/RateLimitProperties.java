@@ -97,6 +97,8 @@ public class RateLimitProperties {
 
 	private final Addresses deny = new Addresses();
 
+	private final Overrides overrides = new Overrides();
+
 	/**
 	 * Rules by name; each applies to the requests its paths and methods match.
 	 */
@@ -208,6 +210,10 @@ public class RateLimitProperties {
 
 	public Addresses getDeny() {
 		return this.deny;
+	}
+
+	public Overrides getOverrides() {
+		return this.overrides;
 	}
 
 	public Map<String, Rule> getRules() {
@@ -972,6 +978,41 @@ public class RateLimitProperties {
 
 		public void setBurst(@Nullable Long burst) {
 			this.burst = burst;
+		}
+
+	}
+
+	/**
+	 * Per-key overrides of the rules' limits, set at runtime through the ratelimit endpoint and kept in Redis.
+	 */
+	public static class Overrides {
+
+		/**
+		 * Whether overrides set through the endpoint apply: each instance then reads them from Redis once per
+		 * refresh interval.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * How often each instance reads the overrides from Redis: an override set or removed through another
+		 * instance applies here within this interval.
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(5);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
 		}
 
 	}

@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimitPlanResolver;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.KeyResolvers;
@@ -91,6 +92,7 @@ public final class RateLimitWebAutoConfiguration {
 			ObjectProvider<RateLimiter> limiters, ObjectProvider<RateLimitAutoConfiguration.Limiters> starterParts,
 			ObjectProvider<LocalRateLimiter> local, ObjectProvider<RateLimitObserver> observers,
 			ObjectProvider<Clock> clock, ClientAddressResolver addresses, ObjectProvider<RateLimitStack> stackBeans,
+			ObjectProvider<RateLimitOverrides> overrides,
 			ConfigurableListableBeanFactory beanFactory) {
 		List<RateLimitStack> stacks = stackBeans.orderedStream().toList();
 		try {
@@ -105,6 +107,7 @@ public final class RateLimitWebAutoConfiguration {
 				.observer(RateLimitObserver.composite(observers.orderedStream().toList()))
 				// the application's clock, when it has one, tells the periods of calendar quotas
 				.clock(clock.getIfUnique(Clock::systemUTC))
+				.overrides(overrides.getIfUnique(() -> RateLimitOverrides.NONE))
 				.addresses(addresses)
 				.headers(properties.getHeaders().isEnabled(), properties.getHeaders().isLegacy())
 				.headerVersion(properties.getHeaders().getVersion(), properties.getHeaders().getPartitionKeySecret());

@@ -8,8 +8,10 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.redis.LocalDenialCache;
 import dev.ratelimit.LocalRateLimiter;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.FixedWindowRateLimiter;
+import dev.ratelimit.redis.RedisRateLimitOverrides;
 import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.LettuceScriptRunner;
 import dev.ratelimit.redis.RedisScriptRunner;
@@ -65,6 +67,31 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("ratelimit.key-prefix")
 				.hasMessageContaining("my shop");
+		});
+	}
+
+	@Test
+	void keepsTheOverridesInRedisReadEveryFiveSecondsUnlessDisabled() {
+		this.runner.run((context) -> assertThat(context.getBean(RedisRateLimitOverrides.class).refreshInterval())
+			.isEqualTo(Duration.ofSeconds(5)));
+		this.runner.withPropertyValues("ratelimit.overrides.refresh-interval=250ms")
+			.run((context) -> assertThat(context.getBean(RedisRateLimitOverrides.class).refreshInterval())
+				.isEqualTo(Duration.ofMillis(250)));
+		this.runner.withPropertyValues("ratelimit.overrides.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RedisRateLimitOverrides.class));
+		// an application that keeps its overrides elsewhere
+		this.runner.withBean(RateLimitOverrides.class, () -> RateLimitOverrides.NONE)
+			.run((context) -> assertThat(context).doesNotHaveBean(RedisRateLimitOverrides.class)
+				.hasSingleBean(RateLimitOverrides.class));
+	}
+
+	@Test
+	void refusesARefreshIntervalOfZero() {
+		this.runner.withPropertyValues("ratelimit.overrides.refresh-interval=0s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.overrides.refresh-interval")
+				.hasMessageContaining("refreshInterval must be positive");
 		});
 	}
 

@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A web handler that calls a {@link RateLimited} method of a service, on every stack with a real Redis: the
  * service's refusal is answered as a refused request (429, the rate-limit headers, the problem body), after the
  * headers of the request's own rules, and a service method keyed by a header reads it from the request it is called
- * in (the thread's on Spring MVC, the Reactor context's on WebFlux).
+ * in (the thread's on Spring MVC, the Reactor context's on WebFlux); a key's override set through the endpoint applies
+ * to a service's limit as to a request's.
  */
 class RateLimitedServiceOnEveryStackTests {
 
@@ -105,6 +106,28 @@ class RateLimitedServiceOnEveryStackTests {
 		StackApp.Reply state = app.get("/actuator/ratelimit/quote-by-user/" + user);
 		assertThat(state.status()).isEqualTo(200);
 		assertThat((Integer) JsonPath.read(state.body(), "$.limits[0].remaining")).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(WebStack.class)
+	void aKeysOverrideSetThroughTheEndpointAppliesToTheServicesLimit(WebStack stack) {
+		StackApp app = apps.on(stack);
+		String user = stack + "-dora";
+		StackApp.Reply set = app.send("POST", "/actuator/ratelimit/quote-by-user/" + user + "/override",
+				"{\"limit\": 3, \"window\": \"1m\"}");
+		assertThat(set.status()).isEqualTo(200);
+		for (int i = 0; i < 3; i++) {
+			assertThat(app.get("/quotes/by-user/" + user).status()).isEqualTo(200);
+		}
+		StackApp.Reply refused = app.get("/quotes/by-user/" + user);
+		assertThat(refused.status()).isEqualTo(429);
+		assertThat(refused.header("RateLimit-Policy").map(RateLimitFields::withoutPartitionKeys))
+			.hasValue("\"quotes-api\";q=100;w=60, \"quote-by-user\";q=3;w=60");
+		// another user keeps the method's own limit
+		assertThat(app.get("/quotes/by-user/" + stack + "-ed").status()).isEqualTo(200);
+		assertThat(app.get("/quotes/by-user/" + stack + "-ed").status()).isEqualTo(429);
+		assertThat(app.send("DELETE", "/actuator/ratelimit/quote-by-user/" + user + "/override", null).status())
+			.isEqualTo(200);
 	}
 
 	@Import(QuoteService.class)

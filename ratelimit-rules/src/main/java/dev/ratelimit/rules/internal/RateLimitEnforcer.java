@@ -14,6 +14,7 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitKeys;
 import dev.ratelimit.RateLimitSlot;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterTimeoutException;
 import dev.ratelimit.RateLimiterUnavailableException;
@@ -65,16 +66,17 @@ final class RateLimitEnforcer implements AutoCloseable {
 	 * @param observer learns of every decision, for metrics
 	 * @param plans finds the plan of a key under a rule whose plans a resolver bean names
 	 * ({@link RateLimitPlans#NONE} without such rules)
+	 * @param overrides the limits given to keys at runtime ({@link RateLimitOverrides#NONE} without them)
 	 * @param clock tells which period of a calendar quota a request falls in
 	 */
 	public RateLimitEnforcer(RateLimitRules rules, FailureMode failureMode, @Nullable RateLimiter local,
-			RateLimitObserver observer, RateLimitPlans plans, Clock clock) {
+			RateLimitObserver observer, RateLimitPlans plans, RateLimitOverrides overrides, Clock clock) {
 		this.rules = rules;
 		this.failureMode = failureMode;
 		this.local = local;
 		this.logs = new EnforcerLogs(failureMode);
 		this.observation = new ObservedDecisions(observer, this.logs);
-		this.budgets = new RuleBudgets(plans, clock, this.logs);
+		this.budgets = new RuleBudgets(plans, overrides, clock, this.logs);
 		this.settlement = new StatusSettlement(this.logs);
 		this.leases = new SlotLeases(this.logs, System::nanoTime);
 		this.prefetching = new PrefetchingLimiters(this.logs);

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rules.CidrBlock;
@@ -55,7 +56,7 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 				new AddressLists(builder.allow, builder.deny));
 		this.plans = builder.plans;
 		this.enforcer = new RateLimitEnforcer(this.rules, builder.failureMode, builder.localLimiter, builder.observer,
-				this.plans, builder.clock);
+				this.plans, builder.overrides, builder.clock);
 		this.flow = new EngineFlow(this.rules, this.enforcer, builder.addresses, new RateLimitHeaders(builder.headerVersion,
 				builder.headersEnabled, builder.legacyHeaders, builder.partitionKeySecret));
 	}
@@ -191,6 +192,8 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 
 		private RateLimitPlans plans = RateLimitPlans.NONE;
 
+		private RateLimitOverrides overrides = RateLimitOverrides.NONE;
+
 		private Clock clock = Clock.systemUTC();
 
 		private ClientAddressResolver addresses = new TrustedProxies(List.of(), ForwardedHeader.X_FORWARDED_FOR);
@@ -299,6 +302,18 @@ public final class RateLimitEngine implements AutoCloseable, SmartLifecycle {
 		 */
 		public Builder planResolvers(Function<String, RateLimitPlanResolver> resolvers, Duration ttl, int maxKeys) {
 			this.plans = new RateLimitPlans(resolvers, ttl, maxKeys);
+			return this;
+		}
+
+		/**
+		 * Sets the limits given to keys at runtime, which replace a key's rule's (or plan's) limits in its decisions
+		 * and headers; none by default.
+		 * @param keyOverrides the overrides, asked on every decision: they answer from memory
+		 * @return this builder
+		 * @since 0.1.0
+		 */
+		public Builder overrides(RateLimitOverrides keyOverrides) {
+			this.overrides = keyOverrides;
 			return this;
 		}
 

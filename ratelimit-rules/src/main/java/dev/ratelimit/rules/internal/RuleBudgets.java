@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.rules.MissingKey;
 import dev.ratelimit.rules.CalendarPeriod;
@@ -25,12 +26,15 @@ final class RuleBudgets {
 
 	private final RateLimitPlans plans;
 
+	private final RateLimitOverrides overrides;
+
 	private final Clock clock;
 
 	private final EnforcerLogs logs;
 
-	RuleBudgets(RateLimitPlans plans, Clock clock, EnforcerLogs logs) {
+	RuleBudgets(RateLimitPlans plans, RateLimitOverrides overrides, Clock clock, EnforcerLogs logs) {
 		this.plans = plans;
+		this.overrides = overrides;
 		this.clock = clock;
 		this.logs = logs;
 	}
@@ -52,7 +56,9 @@ final class RuleBudgets {
 	 * One whose key cannot be read (a key resolver that throws, a query string the server cannot parse)
 	 * is charged under its client address whatever the rule says, so that no request goes unlimited
 	 * for it. A key value the rule exempts ({@code allow-keys}), or whose plan is {@code unlimited},
-	 * returns {@link #EXEMPT}. Under a rule with plans, the budget has the limits of the request's plan.
+	 * returns {@link #EXEMPT}. Under a rule with plans, the budget has the limits of the request's plan; a key
+	 * given other limits at runtime ({@link RateLimitOverrides}, as this instance last read them) has those, plan or
+	 * not.
 	 */
 	@Nullable Budget of(RateLimitRule rule, RateLimitEnforcer.RequestKeys keys) {
 		String value;
@@ -68,6 +74,10 @@ final class RuleBudgets {
 		}
 		if ((value == null || value.isBlank()) && rule.missingKey() != MissingKey.CLIENT_ADDRESS) {
 			return null;
+		}
+		List<RateLimit> overridden = (value == null || value.isBlank()) ? null : this.overrides.limits(rule.name(), value);
+		if (overridden != null) {
+			return of(rule, rule.budgetId(value, keys.clientAddress()), overridden);
 		}
 		List<RateLimit> limits = rule.limits();
 		if (!rule.plans().isEmpty()) {

@@ -44,6 +44,7 @@ class ObservationRateLimitObserverTests {
 		RateLimitObserver observer = RateLimitObserver.composite(
 				List.of(new ObservationRateLimitObserver(this.observations), RateLimitObserver.NONE));
 		RateLimitEnforcer enforcer = new RateLimitEnforcer(rules, FailureMode.FAIL_OPEN, null, observer, RateLimitPlans.NONE,
+				dev.ratelimit.RateLimitOverrides.NONE,
 				java.time.Clock.systemUTC());
 		RequestKeys keys = new RequestKeys() {
 

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitOverride;
+import dev.ratelimit.RateLimitOverrides;
 import dev.ratelimit.RateLimitPlanResolver;
 import dev.ratelimit.rules.CalendarPeriod;
 import dev.ratelimit.rules.LimitDefinition;
@@ -38,8 +40,8 @@ class RuleBudgetsTests {
 			List.of(new LimitDefinition("", 2L, Duration.ofMinutes(1), null)), null, "header:X-Api-Key",
 			MissingKey.CLIENT_ADDRESS, 1, null);
 
-	private final RuleBudgets budgets = new RuleBudgets(RateLimitPlans.NONE, Clock.fixed(NOW, ZoneOffset.UTC),
-			new EnforcerLogs(FailureMode.FAIL_OPEN));
+	private final RuleBudgets budgets = new RuleBudgets(RateLimitPlans.NONE, RateLimitOverrides.NONE,
+			Clock.fixed(NOW, ZoneOffset.UTC), new EnforcerLogs(FailureMode.FAIL_OPEN));
 
 	@Test
 	void chargesTheKeysValueOrElseTheClientAddress() {
@@ -47,6 +49,33 @@ class RuleBudgetsTests {
 		assertThat(this.budgets.of(this.byApiKey, keys(null)).id()).isEqualTo("api:ip:10.0.0.1");
 		assertThat(this.budgets.of(this.byApiKey, keys("k-1")).limits()).containsExactly(
 				new RateLimit(2, Duration.ofMinutes(1)));
+	}
+
+	@Test
+	void anOverriddenKeyIsChargedUnderItsOverridesLimitsInItsOwnBudget() {
+		List<RateLimit> overridden = List.of(new RateLimit(5, Duration.ofSeconds(10)), new RateLimit(50, Duration.ofHours(1)));
+		RateLimitOverrides overrides = new OnlyKey("api", "k-1", overridden);
+		RuleBudgets budgets = new RuleBudgets(RateLimitPlans.NONE, overrides, Clock.fixed(NOW, ZoneOffset.UTC),
+				new EnforcerLogs(FailureMode.FAIL_OPEN));
+		RuleBudgets.Budget budget = budgets.of(this.byApiKey, keys("k-1"));
+		assertThat(budget.id()).isEqualTo("api:header:k-1");
+		assertThat(budget.limits()).isEqualTo(overridden);
+		assertThat(budget.charged()).isEqualTo(overridden);
+		// other keys, and requests without the key charged under their address, keep the rule's limits
+		assertThat(budgets.of(this.byApiKey, keys("k-2")).limits()).containsExactly(new RateLimit(2, Duration.ofMinutes(1)));
+		assertThat(budgets.of(this.byApiKey, keys(null)).limits()).containsExactly(new RateLimit(2, Duration.ofMinutes(1)));
+	}
+
+	@Test
+	void anOverrideWinsOverTheKeysPlan() {
+		RateLimitRule planned = this.factory.withPlans(this.byApiKey, "header:X-Plan",
+				Map.of("pro", List.of(new LimitDefinition("plans.pro.", 100L, Duration.ofMinutes(1), null))),
+				(name) -> false);
+		List<RateLimit> overridden = List.of(new RateLimit(7, Duration.ofMinutes(1)));
+		RuleBudgets budgets = new RuleBudgets(RateLimitPlans.NONE, new OnlyKey("api", "k", overridden),
+				Clock.fixed(NOW, ZoneOffset.UTC), new EnforcerLogs(FailureMode.FAIL_OPEN));
+		assertThat(budgets.of(planned, keys("k", "pro", true)).limits()).isEqualTo(overridden);
+		assertThat(budgets.of(planned, keys("j", "pro", true)).limits()).containsExactly(new RateLimit(100, Duration.ofMinutes(1)));
 	}
 
 	@Test
@@ -136,6 +165,31 @@ class RuleBudgetsTests {
 			}
 
 		};
+	}
+
+	/** Overrides of one key: what an instance's view of the store answers, without a store. */
+	private record OnlyKey(String rule, String key, List<RateLimit> limits) implements RateLimitOverrides {
+
+		@Override
+		public @Nullable List<RateLimit> limits(String rule, String key) {
+			return (rule.equals(this.rule) && key.equals(this.key)) ? this.limits : null;
+		}
+
+		@Override
+		public RateLimitOverride set(String rule, String key, List<RateLimit> limits, @Nullable Duration duration) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public boolean remove(String rule, String key) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public List<RateLimitOverride> list(String rule) {
+			return List.of();
+		}
+
 	}
 
 }
