@@ -4,8 +4,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.UUID;
 
+import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.RedisTestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A refusal of the chat model's token budget thrown out of a Spring MVC handler is the usual 429, with
- * {@code Retry-After} and the problem detail, through the handler exception resolver of bean methods' refusals.
+ * {@code Retry-After} and the problem detail, through the handler exception resolver of bean methods' refusals; the
+ * exchange is the transcript of docs/ai.md.
  */
 class RateLimitAdvisorWebTests {
 
@@ -73,6 +77,21 @@ class RateLimitAdvisorWebTests {
 				(seconds) -> assertThat(Long.parseLong(seconds)).isPositive().isLessThanOrEqualTo(86_400));
 		assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 		assertThat(model.calls()).as("the refused call never reached the model").isEqualTo(1);
+		String transcript = transcript(answered) + transcript(refused);
+		System.out.println(transcript);
+		DocumentationTranscripts.assertShows(
+				DocumentationTranscripts.text(Path.of("..", "docs", "ai.md"), "RateLimitAdvisorWebTests", null),
+				transcript);
+	}
+
+	/** The exchange as {@code curl -i} shows it, with the headers the page talks of. */
+	private static String transcript(HttpResponse<String> response) {
+		StringBuilder text = new StringBuilder("$ curl -i 'localhost:8080/ask?user=ada'\n");
+		text.append("HTTP/1.1 ").append(response.statusCode()).append('\n');
+		for (String name : List.of("Retry-After", "RateLimit-Policy", "RateLimit", "Content-Type")) {
+			response.headers().allValues(name).forEach((value) -> text.append(name).append(": ").append(value).append('\n'));
+		}
+		return text.append('\n').append(response.body()).append('\n').toString();
 	}
 
 	@SpringBootConfiguration
