@@ -23,6 +23,7 @@ import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientCustomizer;
+import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -97,7 +98,7 @@ public final class RateLimitAiAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException(property + ".estimate", rule.getEstimate(),
 					"a rule that counts requests charges one permit per call; remove estimate, or count tokens");
 		}
-		RateLimitRule built = PropertyRules.forCalls(PREFIX, factory, name, rule);
+		RateLimitRule built = PropertyRules.forCalls(PREFIX, factory, name, asRule(rule));
 		try {
 			advisor.rule(built, tokens, rule.getEstimate());
 		}
@@ -117,26 +118,28 @@ public final class RateLimitAiAutoConfiguration {
 	}
 
 	/**
-	 * Fails on the options of a request rule that mean nothing for a call to a model (it has no path, method, status
-	 * or response header; its cost is read from the model's usage).
+	 * Fails on the options of a charge that mean nothing for a call to a model (it holds no slot, its cost is read
+	 * from the model's usage); a request rule's matching options (paths, methods, statuses) are no property of a chat
+	 * rule at all.
 	 */
 	private static void checkNotGiven(String property, RateLimitAiProperties.ChatRule rule) {
 		List<String> given = new ArrayList<>();
-		addIf(given, "paths", !rule.getPaths().isEmpty());
-		addIf(given, "methods", !rule.getMethods().isEmpty());
-		addIf(given, "exclude-paths", !rule.getExcludePaths().isEmpty());
-		addIf(given, "count-statuses", !rule.getCountStatuses().isEmpty());
-		addIf(given, "condition", rule.getCondition() != null);
 		addIf(given, "cost", rule.getCost() != 1);
-		addIf(given, "cost-from", rule.getCostFrom() != null);
-		addIf(given, "concurrency", rule.getConcurrency() != null);
-		addIf(given, "charge-per-message", rule.isChargePerMessage());
+		addIf(given, "cost-from", rule.getCostFrom() != null || rule.isCostFromExpose());
+		addIf(given, "concurrency", rule.getConcurrency() != null || rule.getConcurrencyLease() != null);
 		addIf(given, "prefetch", rule.getPrefetch() != null);
 		if (!given.isEmpty()) {
 			throw new InvalidConfigurationPropertyValueException(property + "." + given.get(0), "set",
-					"a call to a chat model has no path, method, status or response header, and its cost is the "
-							+ "tokens the provider reports (tokens, estimate); remove " + String.join(", ", given));
+					"a call to a chat model holds no slot, and its cost is the tokens the provider reports (tokens, "
+							+ "estimate); remove " + String.join(", ", given));
 		}
+	}
+
+	/** The request rule's properties of a chat rule, whose options share their names, for the request rule's binding. */
+	private static RateLimitProperties.Rule asRule(RateLimitAiProperties.ChatRule chatRule) {
+		RateLimitProperties.Rule rule = new RateLimitProperties.Rule();
+		BeanUtils.copyProperties(chatRule, rule);
+		return rule;
 	}
 
 	private static void addIf(List<String> given, String option, boolean isGiven) {

@@ -87,9 +87,18 @@ class RateLimitAiAutoConfigurationTests {
 		failsNaming("ratelimit.ai.rules.daily.tokens", "ratelimit.ai.rules.daily.tokens=words");
 		failsNaming("ratelimit.ai.rules.daily.key", "ratelimit.ai.rules.daily.key=ip");
 		failsNaming("ratelimit.ai.rules.daily.key", "ratelimit.ai.rules.daily.key=bean:missing");
-		failsNaming("ratelimit.ai.rules.daily.paths", "ratelimit.ai.rules.daily.paths=/api/**");
+		failsNaming("ratelimit.ai.rules.daily.cost-from", "ratelimit.ai.rules.daily.cost-from=header:X-Tokens");
 		failsNaming("ratelimit.ai.rules.daily.estimate", "ratelimit.ai.rules.daily.estimate=0");
 		failsNaming("ratelimit.ai.rules.daily.window", "ratelimit.ai.rules.daily.window=-1s");
+	}
+
+	@Test
+	void optionsOfRequestsAloneAreUnknownProperties() {
+		this.runner.withPropertyValues("ratelimit.ai.rules.daily.limit=100", "ratelimit.ai.rules.daily.window=1d",
+				"ratelimit.ai.rules.daily.paths=/api/**")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("ratelimit.ai.rules.daily.paths"));
 	}
 
 	private void failsNaming(String property, String value) {
