@@ -35,6 +35,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Token budgets on calls to a chat model ({@code ratelimit.ai.rules.*}), through Spring AI's real OpenAI client over
@@ -166,6 +167,19 @@ class RateLimitAdvisorTests {
 		finally {
 			model.usage(30, 70);
 		}
+	}
+
+	@Test
+	void aStreamTheCallerAbandonsIsSettledWithWhatItReceived() {
+		String user = "edsger-" + UUID.randomUUID();
+		String received = chat(second).prompt("Stream it")
+			.advisors((advisor) -> advisor.param("user", user))
+			.stream()
+			.content()
+			.blockFirst(Duration.ofSeconds(10));
+		assertThat(received).isEqualTo("Redis ");
+		// the prompt's 9 characters (3 tokens) and the 6 received (2), the usage of the last chunk never read
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(charged(first, user)).isEqualTo(5));
 	}
 
 	@Test
