@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The module rules of docs/architecture.md: each technology's runtime module ({@code ratelimit-webmvc},
- * {@code -webflux}, {@code -grpc}, {@code -client}, {@code -method}) uses of the engine only its SPI and its model,
+ * {@code -webflux}, {@code -grpc}, {@code -client}, {@code -method}, {@code ratelimit-spring-ai}) uses of the engine only its SPI and its model,
  * needs no Spring Boot and knows no other technology; the engine's auto-configuration knows no technology, each
  * technology's auto-configuration only its own runtime; the Boot module builds the engine with
  * {@link RateLimitEngine#builder} and uses no other type of {@code dev.ratelimit.rules.internal}. Over the main
@@ -32,14 +32,14 @@ class ModuleArchitectureTests {
 	/** Each runtime module's packages, by module. */
 	private static final List<List<String>> RUNTIMES = List.of(List.of("dev.ratelimit.web.servlet.."),
 			List.of("dev.ratelimit.web.reactive.."), List.of("dev.ratelimit.grpc.."), List.of("dev.ratelimit.client.."),
-			List.of("dev.ratelimit.method.."));
+			List.of("dev.ratelimit.method.."), List.of("dev.ratelimit.ai.."));
 
 	private static final String[] RUNTIME_PACKAGES = RUNTIMES.stream().flatMap(List::stream).toArray(String[]::new);
 
 	/** Each technology's auto-configuration package, in the order of {@link #RUNTIMES}. */
 	private static final List<String> AUTO_CONFIGURATIONS = List.of("dev.ratelimit.autoconfigure.webmvc",
 			"dev.ratelimit.autoconfigure.webflux", "dev.ratelimit.autoconfigure.grpc", "dev.ratelimit.autoconfigure.client",
-			"dev.ratelimit.autoconfigure.method");
+			"dev.ratelimit.autoconfigure.method", "dev.ratelimit.autoconfigure.ai");
 
 	/**
 	 * What a technology that serves calls tells the bean-method entry point: the call a limited method is called in,

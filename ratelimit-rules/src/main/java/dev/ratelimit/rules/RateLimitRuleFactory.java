@@ -109,6 +109,26 @@ public final class RateLimitRuleFactory {
 	}
 
 	/**
+	 * Creates a rule that applies to calls its entry point hands it rather than to requests by path (the calls a
+	 * chat client makes to its model), keyed as a request rule is, or by a SpEL expression over the call.
+	 * @param name the rule's name: letters, digits, {@code .}, {@code _} and {@code -}
+	 * @param limits the rule's limits, at least one
+	 * @param algorithm the algorithm, {@code null} for the default
+	 * @param key whose budget is charged, {@code null} for {@code ip}
+	 * @param missingKey what the rule does with a call that lacks its key
+	 * @param shadow whether the rule only observes; {@code null} for the factory's default
+	 * @param source where the rule is defined, for messages
+	 * @return the rule, charging one permit per call
+	 * @throws InvalidRateLimitRuleException when an attribute is invalid
+	 */
+	public RateLimitRule forCalls(String name, List<LimitDefinition> limits, @Nullable Algorithm algorithm,
+			@Nullable String key, MissingKey missingKey, @Nullable Boolean shadow, String source) {
+		checkName(name);
+		return build(name, List.of(), Set.of(), limits, algorithm, key, missingKey, 1, source,
+				(shadow != null) ? shadow : this.shadow, true);
+	}
+
+	/**
 	 * Creates a rule that applies where it is attached rather than by path, such as the
 	 * {@code RequestRateLimiter} filter of a Spring Cloud Gateway route, whose key resolver finds the key: its
 	 * key is {@link RuleKey.Resolver}: a request charges {@code <rule>:resolver:<key>}.

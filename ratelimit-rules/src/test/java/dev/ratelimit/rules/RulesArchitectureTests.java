@@ -39,7 +39,8 @@ class RulesArchitectureTests {
 					"org.springframework.http.server.reactive..", "org.springframework.http.client.reactive..",
 					"reactor.netty..", "io.grpc..", "org.springframework.grpc..", "org.springframework.cloud..",
 					"dev.ratelimit.web..", "dev.ratelimit.autoconfigure..", "dev.ratelimit.actuate..",
-					"dev.ratelimit.method..", "dev.ratelimit.grpc..", "dev.ratelimit.client..", "dev.ratelimit.gateway..")
+					"dev.ratelimit.method..", "dev.ratelimit.grpc..", "dev.ratelimit.client..", "dev.ratelimit.gateway..",
+					"dev.ratelimit.ai..", "org.springframework.ai..")
 			.because("the engine is every entry point's: each technology depends on it, never the other way round")
 			.check(classes);
 	}

@@ -71,7 +71,11 @@ public final class PropertyRules {
 								+ "none; set ratelimit.trusted-proxies to the proxies that set the header, or find plans "
 								+ "with a RateLimitPlanResolver bean (plan=bean:<name>)");
 			}
-			rules.add(rule(factory, entry.getKey(), rule, planResolverExists, conditions));
+			String name = entry.getKey();
+			rules.add(rule("ratelimit.rules", factory, name, rule, planResolverExists, conditions,
+					(limits) -> factory.create(name, rule.getPaths(), rule.getMethods(), limits,
+							(rule.getPeriod() != null) ? Algorithm.FIXED_WINDOW : rule.getAlgorithm(), rule.getKey(),
+							rule.getMissingKey(), rule.getCost(), rule.getShadow())));
 		}
 		return rules;
 	}
@@ -79,13 +83,13 @@ public final class PropertyRules {
 	/**
 	 * Checks a calendar quota as the factory does for every rule, and gives its plans the period's window.
 	 */
-	private static void checkQuota(String name, RateLimitProperties.Rule rule, CalendarPeriod period) {
+	private static void checkQuota(String prefix, String name, RateLimitProperties.Rule rule, CalendarPeriod period) {
 		try {
 			RateLimitRuleFactory.checkQuota(name, period, rule.getWindow(),
 					!rule.getLimits().isEmpty() || rule.getBurst() != null, rule.getBlockFor(), rule.getAlgorithm());
 		}
 		catch (InvalidRateLimitRuleException ex) {
-			throw invalidProperty(ex);
+			throw invalidProperty(prefix, ex);
 		}
 		for (RateLimitProperties.Plan plan : rule.getPlans().values()) {
 			if (plan.getWindow() == null) {
@@ -125,12 +129,56 @@ public final class PropertyRules {
 		return limits.stream().map((each) -> new LimitValues(each.getLimit(), each.getWindow(), each.getBurst())).toList();
 	}
 
-	private static RateLimitRule rule(RateLimitRuleFactory factory, String name, RateLimitProperties.Rule rule,
-			Predicate<String> planResolverExists, KeyResolvers conditions) {
-		String property = "ratelimit.rules." + name;
+	/**
+	 * Returns the rule of a group of properties that binds a request rule's options for calls that are no request
+	 * matched by path, such as {@code ratelimit.ai.rules.<name>} (a chat client's calls to its model): limits,
+	 * algorithm, key, missing key, plans, calendar period, shadow, enforce, blocks, allowed keys; every problem a
+	 * startup error naming the property under the prefix.
+	 * @param prefix the prefix of the rules, such as {@code ratelimit.ai.rules}
+	 * @param factory checks and builds the rule (its key resolvers those the rule may name)
+	 * @param name the rule's name
+	 * @param rule its properties
+	 * @return the rule
+	 * @throws InvalidConfigurationPropertyValueException naming the property when a value is invalid
+	 */
+	public static RateLimitRule forCalls(String prefix, RateLimitRuleFactory factory, String name,
+			RateLimitProperties.Rule rule) {
+		return rule(prefix, factory, name, rule, factory.planResolvers(), NO_CONDITIONS,
+				(limits) -> factory.forCalls(name, limits,
+						(rule.getPeriod() != null) ? Algorithm.FIXED_WINDOW : rule.getAlgorithm(), rule.getKey(),
+						rule.getMissingKey(), rule.getShadow(), prefix + "." + name));
+	}
+
+	/** Rules for calls that are no request name no condition bean: none exists. */
+	private static final KeyResolvers NO_CONDITIONS = new KeyResolvers() {
+
+		@Override
+		public boolean exists(String name) {
+			return false;
+		}
+
+		@Override
+		public String type() {
+			return "RateLimitCondition (rules of calls that are no request take none)";
+		}
+
+	};
+
+	/** Creates a rule of its limits, as its kind of rule is created. */
+	@FunctionalInterface
+	private interface Creation {
+
+		RateLimitRule create(List<LimitDefinition> limits);
+
+	}
+
+	private static RateLimitRule rule(String prefix, RateLimitRuleFactory factory, String name,
+			RateLimitProperties.Rule rule, Predicate<String> planResolverExists, KeyResolvers conditions,
+			Creation creation) {
+		String property = prefix + "." + name;
 		CalendarPeriod period = rule.getPeriod();
 		if (period != null) {
-			checkQuota(name, rule, period);
+			checkQuota(prefix, name, rule, period);
 		}
 		List<LimitDefinition> limits = (period != null)
 				? List.of(new LimitDefinition("", rule.getLimit(), period.longest(), null))
@@ -143,9 +191,7 @@ public final class PropertyRules {
 				several(planLimits.getLimits()))));
 		try {
 			// a calendar quota is a fixed window, the calendar's, whatever ratelimit.default-algorithm says
-			RateLimitRule created = factory.create(name, rule.getPaths(), rule.getMethods(), limits,
-					(period != null) ? Algorithm.FIXED_WINDOW : rule.getAlgorithm(), rule.getKey(), rule.getMissingKey(),
-					rule.getCost(), rule.getShadow());
+			RateLimitRule created = creation.create(limits);
 			RateLimitRule planned = factory.withBlock(
 					factory.withScope(factory.withPlans(created, rule.getPlan(), plans, planResolverExists),
 							rule.getExcludePaths(), rule.getCondition(), conditions, rule.getCountStatuses()),
@@ -160,7 +206,7 @@ public final class PropertyRules {
 			return perMessage(rule.applyTo(builder).build());
 		}
 		catch (InvalidRateLimitRuleException ex) {
-			throw invalidProperty(ex);
+			throw invalidProperty(prefix, ex);
 		}
 	}
 
@@ -230,9 +276,20 @@ public final class PropertyRules {
 	 * @return the error
 	 */
 	static InvalidConfigurationPropertyValueException invalidProperty(InvalidRateLimitRuleException ex) {
+		return invalidProperty("ratelimit.rules", ex);
+	}
+
+	/**
+	 * Returns the startup error of an invalid rule of a group of rules, naming the property.
+	 * @param prefix the prefix of the rules, such as {@code ratelimit.ai.rules}
+	 * @param ex the rule's error
+	 * @return the error
+	 */
+	public static InvalidConfigurationPropertyValueException invalidProperty(String prefix,
+			InvalidRateLimitRuleException ex) {
 		String attribute = ex.getAttribute().equals("name") ? "" : "." + ex.getAttribute();
-		return new InvalidConfigurationPropertyValueException("ratelimit.rules." + ex.getRule() + attribute,
-				ex.getValue(), ex.getReason());
+		return new InvalidConfigurationPropertyValueException(prefix + "." + ex.getRule() + attribute, ex.getValue(),
+				ex.getReason());
 	}
 
 }

@@ -42,7 +42,7 @@ class GatewayArchitectureTests {
 			.dependOnClassesThat()
 			.resideInAnyPackage("dev.ratelimit.rules.internal..", "dev.ratelimit.redis..", "dev.ratelimit.autoconfigure..",
 					"dev.ratelimit.actuate..", "dev.ratelimit.web.servlet..", "dev.ratelimit.grpc..", "dev.ratelimit.client..",
-					"dev.ratelimit.method..")
+					"dev.ratelimit.method..", "dev.ratelimit.ai..")
 			.because("a runtime module drives the engine through dev.ratelimit.rules.flow and reads the model")
 			.check(classes);
 	}
