@@ -144,7 +144,8 @@ final class RuleDescription {
 		if (key instanceof RuleKey.Expression expression) {
 			return "value of " + expression.expression();
 		}
-		String kind = (key instanceof RuleKey.Bean) ? "key of bean " : "value of " + key.kind() + " ";
+		String kind = (key instanceof RuleKey.Bean) ? "key of bean "
+				: (key instanceof RuleKey.Param) ? "value of parameter " : "value of header ";
 		return kind + key.name();
 	}
 
