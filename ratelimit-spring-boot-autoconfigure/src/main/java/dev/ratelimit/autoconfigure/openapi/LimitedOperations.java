@@ -43,18 +43,24 @@ final class LimitedOperations {
 
 	private final FailureMode failureMode;
 
+	private final boolean problemDetails;
+
 	/**
 	 * Creates the documentation of limited operations as the application answers them.
 	 * @param version the draft the {@code RateLimit} and {@code RateLimit-Policy} fields follow
 	 * @param headers whether those fields are sent ({@code ratelimit.headers.enabled})
 	 * @param legacy whether the {@code X-RateLimit-*} fields are sent too
 	 * @param failureMode what a request meets when no decision can be reached
+	 * @param problemDetails whether refusals are answered with the default rejection handler's problem details,
+	 * rather than with an application's own handler's body, which is then left undescribed
 	 */
-	LimitedOperations(HeaderVersion version, boolean headers, boolean legacy, FailureMode failureMode) {
+	LimitedOperations(HeaderVersion version, boolean headers, boolean legacy, FailureMode failureMode,
+			boolean problemDetails) {
 		this.version = version;
 		this.headers = headers;
 		this.legacy = legacy;
 		this.failureMode = failureMode;
+		this.problemDetails = problemDetails;
 	}
 
 	/**
@@ -74,13 +80,17 @@ final class LimitedOperations {
 		responses.values().forEach((response) -> withHeaders(response, sent.keySet()));
 		boolean refuses = rules.stream().anyMatch((rule) -> !rule.neverRefuses());
 		if (refuses && !responses.containsKey("429")) {
-			addSchema(components, LIMITED_PROBLEM, problem(spec, true));
+			if (this.problemDetails) {
+				addSchema(components, LIMITED_PROBLEM, problem(spec, true));
+			}
 			addComponent(components, "Retry-After", retryAfter(spec));
 			responses.addApiResponse("429", refusal("Too Many Requests: a rate limit of this operation is exhausted; "
 					+ "retry after the seconds of Retry-After", LIMITED_PROBLEM, sent.keySet()));
 		}
 		if (refuses && this.failureMode == FailureMode.FAIL_CLOSED && !responses.containsKey("503")) {
-			addSchema(components, UNAVAILABLE_PROBLEM, problem(spec, false));
+			if (this.problemDetails) {
+				addSchema(components, UNAVAILABLE_PROBLEM, problem(spec, false));
+			}
 			addComponent(components, "Retry-After", retryAfter(spec));
 			responses.addApiResponse("503", refusal("Service Unavailable: the rate limiter could not reach a decision "
 					+ "(ratelimit.failure-mode is fail-closed)", UNAVAILABLE_PROBLEM, List.of()));
@@ -148,10 +158,12 @@ final class LimitedOperations {
 		return header(spec, "integer", "Seconds to wait before the next request.");
 	}
 
-	private static ApiResponse refusal(String description, String problem, Iterable<String> headers) {
-		ApiResponse response = new ApiResponse().description(description)
-			.content(new Content().addMediaType(PROBLEM_MEDIA_TYPE,
+	private ApiResponse refusal(String description, String problem, Iterable<String> headers) {
+		ApiResponse response = new ApiResponse().description(description);
+		if (this.problemDetails) {
+			response.content(new Content().addMediaType(PROBLEM_MEDIA_TYPE,
 					new MediaType().schema(new Schema<>().$ref("#/components/schemas/" + problem))));
+		}
 		return withHeaders(response, headers).addHeaderObject("Retry-After", new Header().$ref(HEADERS + "Retry-After"));
 	}
 

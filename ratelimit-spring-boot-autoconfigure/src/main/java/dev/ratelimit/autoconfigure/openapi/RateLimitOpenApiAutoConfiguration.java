@@ -2,7 +2,9 @@ package dev.ratelimit.autoconfigure.openapi;
 
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.rules.internal.RateLimitEngine;
 import org.springdoc.core.customizers.GlobalOpenApiCustomizer;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,10 +32,13 @@ public final class RateLimitOpenApiAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitOpenApiCustomizer rateLimitOpenApiCustomizer(RateLimitRuleRegistry rules, RateLimitProperties properties) {
+	RateLimitOpenApiCustomizer rateLimitOpenApiCustomizer(RateLimitRuleRegistry rules, RateLimitProperties properties,
+			RateLimitRejectionHandler rejections) {
 		RateLimitProperties.Headers headers = properties.getHeaders();
+		// an application's own handler answers with a body of its own, which the document cannot know
+		boolean problemDetails = rejections.getClass() == RateLimitEngine.problemDetails().getClass();
 		return new RateLimitOpenApiCustomizer(rules, new LimitedOperations(headers.getVersion(), headers.isEnabled(),
-				headers.isLegacy(), properties.getFailureMode()));
+				headers.isLegacy(), properties.getFailureMode(), problemDetails));
 	}
 
 }

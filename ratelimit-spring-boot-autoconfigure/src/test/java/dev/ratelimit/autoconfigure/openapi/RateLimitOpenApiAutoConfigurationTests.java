@@ -6,6 +6,7 @@ import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import dev.ratelimit.rules.HeaderVersion;
+import dev.ratelimit.rules.flow.RateLimitRejectionHandler;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
@@ -23,6 +24,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.method.HandlerMethod;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,6 +85,18 @@ class RateLimitOpenApiAutoConfigurationTests {
 	}
 
 	@Test
+	void describesTheProblemDetailsOnlyWhenTheDefaultHandlerAnswers() {
+		this.runner.run((context) -> assertThat(refusalOf(context.getBean(RateLimitOpenApiCustomizer.class)).getContent()
+			.get("application/problem+json")
+			.getSchema()
+			.get$ref()).isEqualTo("#/components/schemas/RateLimitProblem"));
+		this.runner.withUserConfiguration(OwnRejectionHandler.class)
+			.run((context) -> assertThat(refusalOf(context.getBean(RateLimitOpenApiCustomizer.class))).satisfies(
+					(refusal) -> assertThat(refusal.getContent()).isNull(),
+					(refusal) -> assertThat(refusal.getHeaders()).containsKey("Retry-After")));
+	}
+
+	@Test
 	void leavesTheDocumentAloneWhenDisabled() {
 		this.runner.withPropertyValues("ratelimit.openapi.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitOpenApiCustomizer.class));
@@ -107,6 +121,13 @@ class RateLimitOpenApiAutoConfigurationTests {
 		return new Operation().responses(new ApiResponses().addApiResponse("200", new ApiResponse().description("OK")));
 	}
 
+	private static ApiResponse refusalOf(RateLimitOpenApiCustomizer customizer) {
+		OpenAPI document = new OpenAPI(SpecVersion.V31)
+			.paths(new Paths().addPathItem("/api/x", new PathItem().post(operation())));
+		customizer.customise(document);
+		return document.getPaths().get("/api/x").getPost().getResponses().get("429");
+	}
+
 	private static String descriptionOf(OpenAPI document, String path, PathItem.HttpMethod method) {
 		return document.getPaths().get(path).readOperationsMap().get(method).getDescription();
 	}
@@ -125,12 +146,22 @@ class RateLimitOpenApiAutoConfigurationTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	static class OwnRejectionHandler {
+
+		@Bean
+		RateLimitRejectionHandler plainText() {
+			return (rejection) -> ResponseEntity.status(429).body("slow down");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
 	static class OwnCustomizer {
 
 		@Bean
 		RateLimitOpenApiCustomizer myCustomizer(RateLimitRuleRegistry rules) {
 			return new RateLimitOpenApiCustomizer(rules,
-					new LimitedOperations(HeaderVersion.DRAFT_9, true, false, FailureMode.FAIL_OPEN));
+					new LimitedOperations(HeaderVersion.DRAFT_9, true, false, FailureMode.FAIL_OPEN, true));
 		}
 
 	}
