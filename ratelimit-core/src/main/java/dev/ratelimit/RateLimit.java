@@ -115,6 +115,26 @@ public record RateLimit(long limit, Duration window, long burst) {
 	}
 
 	/**
+	 * Returns the window in words, as a client's developer reads it after "100 per": {@code second},
+	 * {@code minute}, {@code 10 seconds}, {@code 2 hours}, {@code 500ms}.
+	 * @return the words
+	 * @since 0.1.0
+	 */
+	public String windowInWords() {
+		if (this.window.toMillis() % 1000 != 0) {
+			return this.window.toMillis() + "ms";
+		}
+		long seconds = this.window.getSeconds();
+		if (seconds % 3600 == 0) {
+			return (seconds == 3600) ? "hour" : (seconds / 3600) + " hours";
+		}
+		if (seconds % 60 == 0) {
+			return (seconds == 60) ? "minute" : (seconds / 60) + " minutes";
+		}
+		return (seconds == 1) ? "second" : seconds + " seconds";
+	}
+
+	/**
 	 * Returns the window in whole seconds, rounded up, as the {@code w} of rate-limit headers.
 	 * @return the seconds, at least 1
 	 */

@@ -193,6 +193,16 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 	}
 
 	/**
+	 * Describes each of the rule's policies in words, as an API's description tells its clients: its limits per
+	 * window and of requests in flight, by the policy names the rate-limit headers and problem responses use, such as
+	 * {@code api} to {@code 100 per minute per client address}.
+	 * @return the descriptions by policy name, in the rule's order
+	 */
+	public Map<String, String> describePolicies() {
+		return RuleDescription.policies(this);
+	}
+
+	/**
 	 * Returns whether the rule charges the authenticated user, so that it applies only after
 	 * authentication.
 	 * @return {@code true} for a rule keyed by {@code principal}

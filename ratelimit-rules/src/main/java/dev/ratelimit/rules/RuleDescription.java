@@ -1,6 +1,8 @@
 package dev.ratelimit.rules;
 
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 import dev.ratelimit.BlockPolicy;
 import dev.ratelimit.RateLimit;
@@ -9,7 +11,7 @@ import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * A rule in one line, for the startup log: its limits, algorithm, paths or where it is attached, key, cost,
- * blocks and shadow mode.
+ * blocks and shadow mode; and each of its policies in words, as an API's description tells its clients.
  */
 final class RuleDescription {
 
@@ -97,6 +99,73 @@ final class RuleDescription {
 			text.append(", soft (never refuses; the handler is told)");
 		}
 		return rule.shadow() ? text.append(", shadow mode (observes, never refuses)").toString() : text.toString();
+	}
+
+
+	/**
+	 * Describes each policy of a rule, named as the rate-limit headers name it: {@code 100 per minute per client
+	 * address}, {@code 10000 per day (UTC) per user}, {@code 2 in flight per value of header X-Api-Key}.
+	 */
+	static Map<String, String> policies(RateLimitRule rule) {
+		Map<String, String> policies = new LinkedHashMap<>();
+		String whose = " per " + whose(rule.key());
+		CalendarPeriod period = rule.period();
+		for (int i = 0; i < rule.limits().size(); i++) {
+			RateLimit limit = rule.limits().get(i);
+			StringBuilder text = new StringBuilder().append(limit.limit()).append(" per ")
+				.append((period != null) ? period.name().toLowerCase(Locale.ROOT) + " (" + rule.zone() + ")"
+						: limit.windowInWords())
+				.append(whose);
+			if (limit.burst() != limit.limit()) {
+				text.append(", bursts of up to ").append(limit.burst());
+			}
+			policies.put(rule.policyName(i), text.append(charges(rule)).toString());
+		}
+		RateLimit concurrency = rule.concurrency();
+		if (concurrency != null) {
+			// named as the draft-12 headers name it beside a limit per window of the rule's own name
+			String name = policies.containsKey(rule.name()) ? rule.name() + "-concurrency" : rule.name();
+			policies.put(name, concurrency.limit() + " in flight" + whose);
+		}
+		return policies;
+	}
+
+	/** Whose budget a key names, in words. */
+	private static String whose(RuleKey key) {
+		if (key instanceof RuleKey.ClientAddress) {
+			return "client address";
+		}
+		if (key instanceof RuleKey.Principal) {
+			return "user";
+		}
+		if (key instanceof RuleKey.Resolver) {
+			return "key of the route's key resolver";
+		}
+		if (key instanceof RuleKey.Expression expression) {
+			return "value of " + expression.expression();
+		}
+		String kind = (key instanceof RuleKey.Bean) ? "key of bean "
+				: (key instanceof RuleKey.Param) ? "value of parameter " : "value of header ";
+		return kind + key.name();
+	}
+
+	/** What a request takes of a budget, when it is not one permit, and a plan's other limits. */
+	private static String charges(RateLimitRule rule) {
+		StringBuilder text = new StringBuilder();
+		if (rule.costFrom() != null) {
+			text.append("; a request costs what its response reports");
+		}
+		else if (rule.cost() != 1) {
+			text.append("; a request costs ").append(rule.cost());
+		}
+		if (rule.plan() != null) {
+			text.append("; other plans: ").append(String.join(", ", rule.plans().entrySet().stream()
+				.map((plan) -> plan.getKey() + " " + plan.getValue().stream()
+					.map((limit) -> limit.limit() + " per " + limit.windowInWords())
+					.reduce((a, b) -> a + " and " + b).orElse(""))
+				.toList()));
+		}
+		return text.toString();
 	}
 
 }

@@ -42,6 +42,53 @@ class RuleDescriptionTests {
 					+ " counts statuses 2xx, when bean businessHours says so, soft (never refuses; the handler is told)");
 	}
 
+
+	@Test
+	void describesEachPolicyAsTheHeadersNameIt() {
+		RateLimitRule rule = RateLimitRule
+			.builder("search", List.of(RateLimit.of(10, Duration.ofSeconds(1)), RateLimit.of(1000, Duration.ofHours(1))),
+					Algorithm.TOKEN_BUCKET, Objects.requireNonNull(RuleKey.parse("header:X-Api-Key")),
+					"ratelimit.rules.search")
+			.concurrency(RateLimit.of(2, Duration.ofMinutes(1)))
+			.build();
+		assertThat(rule.describePolicies()).containsExactly(
+				Map.entry("search-1s", "10 per second per value of header X-Api-Key"),
+				Map.entry("search-1h", "1000 per hour per value of header X-Api-Key"),
+				Map.entry("search", "2 in flight per value of header X-Api-Key"));
+	}
+
+	@Test
+	void describesAQuotaItsBurstCostAndPlansInWords() {
+		RateLimitRule rule = RateLimitRule
+			.builder("quota", List.of(new RateLimit(10_000, Duration.ofDays(1), 20_000)), Algorithm.TOKEN_BUCKET,
+					Objects.requireNonNull(RuleKey.parse("principal")), "ratelimit.rules.quota")
+			.period(CalendarPeriod.DAY, java.time.ZoneId.of("Europe/Madrid"))
+			.cost(5)
+			.plans(Objects.requireNonNull(PlanSource.parse("header:X-Plan")),
+					Map.of("gold", List.of(RateLimit.of(100, Duration.ofSeconds(10)))))
+			.concurrency(RateLimit.of(3, Duration.ofMinutes(1)))
+			.build();
+		assertThat(rule.describePolicies()).containsExactly(
+				Map.entry("quota", "10000 per day (Europe/Madrid) per user, bursts of up to 20000; a request costs 5;"
+						+ " other plans: gold 100 per 10 seconds"),
+				Map.entry("quota-concurrency", "3 in flight per user"));
+	}
+
+	@Test
+	void describesEveryKindOfKey() {
+		Map<String, String> whose = new java.util.LinkedHashMap<>();
+		for (String key : List.of("ip", "param:tenant", "bean:tenantResolver", "#order.customerId")) {
+			RateLimitRule rule = RateLimitRule
+				.builder("k", List.of(RateLimit.of(1, Duration.ofMillis(1500))), Algorithm.FIXED_WINDOW,
+						Objects.requireNonNull(RuleKey.parse(key)), "test")
+				.build();
+			whose.put(key, rule.describePolicies().get("k"));
+		}
+		assertThat(whose).containsExactly(Map.entry("ip", "1 per 1500ms per client address"),
+				Map.entry("param:tenant", "1 per 1500ms per value of parameter tenant"),
+				Map.entry("bean:tenantResolver", "1 per 1500ms per key of bean tenantResolver"),
+				Map.entry("#order.customerId", "1 per 1500ms per value of #order.customerId"));
+	}
 	@Test
 	void showsThePermitsAnInstanceTakesAtOnce() {
 		RateLimitRule rule = RateLimitRule

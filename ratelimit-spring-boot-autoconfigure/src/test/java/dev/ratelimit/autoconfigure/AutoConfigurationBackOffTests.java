@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.actuate.RateLimitEndpointConfiguration;
 import dev.ratelimit.autoconfigure.actuate.RateLimitEndpointAutoConfiguration;
+import dev.ratelimit.autoconfigure.openapi.RateLimitOpenApiAutoConfiguration;
 import dev.ratelimit.autoconfigure.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
 import java.lang.reflect.Method;
@@ -28,7 +29,7 @@ class AutoConfigurationBackOffTests {
 				RateLimitWebAutoConfiguration.EnvironmentChangeConfiguration.class, RateLimitMetricsAutoConfiguration.class,
 				RateLimitMetricsAutoConfiguration.DecisionMetricsConfiguration.class,
 				RateLimitEndpointAutoConfiguration.class, RateLimitEndpointConfiguration.class,
-				RateLimitObservationAutoConfiguration.class);
+				RateLimitObservationAutoConfiguration.class, RateLimitOpenApiAutoConfiguration.class);
 		List<String> beanMethods = new ArrayList<>();
 		List<String> without = new ArrayList<>();
 		for (Class<?> configuration : configurations) {

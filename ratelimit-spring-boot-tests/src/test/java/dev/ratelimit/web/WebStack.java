@@ -64,6 +64,8 @@ public enum WebStack {
 		// functional tests: a slow moment on a loaded machine must not turn a decision into fail-open
 		all.put("ratelimit.timeout", "5s");
 		all.put("spring.autoconfigure.exclude", String.join(",", WITHOUT_SECURITY));
+		// springdoc is on the test class path for RateLimitOpenApiOnEveryStackTests, which turns it on
+		all.put("springdoc.api-docs.enabled", "false");
 		all.putAll(properties);
 		return new StackApp(this, new SpringApplicationBuilder(this.application).sources(sources)
 			.web(this.type)

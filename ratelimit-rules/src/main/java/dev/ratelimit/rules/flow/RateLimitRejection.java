@@ -1,6 +1,5 @@
 package dev.ratelimit.rules.flow;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -168,7 +167,7 @@ public sealed interface RateLimitRejection {
 				return "Too many requests in flight: '" + limit.policy() + "' allows " + limit.limit().limit()
 						+ " at a time; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
 			}
-			descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per " + describe(limit.limit().window()));
+			descriptions.add("'" + limit.policy() + "' of " + limit.limit().limit() + " per " + limit.limit().windowInWords());
 		}
 		return ((descriptions.size() == 1) ? "Rate limit " : "Rate limits ") + String.join(" and ", descriptions)
 				+ " exceeded; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
@@ -186,20 +185,6 @@ public sealed interface RateLimitRejection {
 			return "an authenticated user";
 		}
 		return "a key (" + key.spelling() + ")";
-	}
-
-	private static String describe(Duration window) {
-		if (window.toMillis() % 1000 != 0) {
-			return window.toMillis() + "ms";
-		}
-		long seconds = window.getSeconds();
-		if (seconds % 3600 == 0) {
-			return (seconds == 3600) ? "hour" : (seconds / 3600) + " hours";
-		}
-		if (seconds % 60 == 0) {
-			return (seconds == 60) ? "minute" : (seconds / 60) + " minutes";
-		}
-		return (seconds == 1) ? "second" : seconds + " seconds";
 	}
 
 }
