@@ -14,13 +14,13 @@ import org.springframework.boot.convert.DurationStyle;
 
 /**
  * Reads the body of {@code POST /actuator/ratelimit/{rule}/{key}/override}: {@code {"limit": 5, "window": "1m"}} (and
- * an optional {@code "burst"}) or {@code {"limits": [{...}, {...}]}}, and an optional {@code "duration": "2h"}. Every
+ * an optional {@code "burst"}) or {@code {"limits": "5/1m, 100/1h"}} (over HTTP; {@code [{...}, {...}]} through the
+ * endpoint's Java method), and an optional {@code "duration": "2h"}. Every
  * error names the field and the fix, and is thrown as an {@link IllegalArgumentException}.
  */
 final class OverrideBodies {
 
-	private static final String EXAMPLE = "give {\"limit\": 5, \"window\": \"1m\"} or {\"limits\": [{\"limit\": 5, "
-			+ "\"window\": \"1m\"}, {\"limit\": 100, \"window\": \"1h\"}]}";
+	private static final String EXAMPLE = "give {\"limit\": 5, \"window\": \"1m\"} or {\"limits\": \"5/1m, 100/1h\"}";
 
 	private OverrideBodies() {
 	}
@@ -37,6 +37,10 @@ final class OverrideBodies {
 				throw new IllegalArgumentException("limits is empty; " + EXAMPLE);
 			}
 			for (int i = 0; i < limits.size(); i++) {
+				if (limits.get(i) instanceof CharSequence text) {
+					read.add(shortLimit("limits[" + i + "]", text.toString()));
+					continue;
+				}
 				if (!(limits.get(i) instanceof Map<?, ?> one)) {
 					throw new IllegalArgumentException("limits[" + i + "] is not an object; " + EXAMPLE);
 				}
@@ -90,6 +94,20 @@ final class OverrideBodies {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(field + ex.getMessage());
 		}
+	}
+
+	/**
+	 * A limit written {@code <limit>/<window>} or {@code <limit>/<window>/<burst>}, as an element of
+	 * {@code "limits": "5/1m, 100/1h"}: the form a body over HTTP can carry, since Spring Boot reads an endpoint's body
+	 * as a map of strings and refuses a JSON array.
+	 */
+	private static RateLimit shortLimit(String field, String text) {
+		String[] parts = text.strip().split("/", -1);
+		if (parts.length < 2 || parts.length > 3) {
+			throw new IllegalArgumentException(field + " '" + text + "' is invalid; give <limit>/<window>[/<burst>], "
+					+ "such as \"limits\": \"5/1m, 100/1h\"");
+		}
+		return limit(field + ".", parts[0], parts[1], (parts.length == 3) ? parts[2] : null);
 	}
 
 	private static long number(String field, String value) {

@@ -101,9 +101,9 @@ class RateLimitOverridesOnTwoInstancesTests {
 
 	@Test
 	void keysMatchingAPatternShareItsOverrideAndAKeysOwnWins() {
-		// two limits through the Java API: Spring Boot reads an endpoint's body as a map of strings (see docs)
-		one.context().getBean(RateLimitOverrides.class).set("api", "partner-*",
-				List.of(new RateLimit(10, Duration.ofMinutes(1)), new RateLimit(100, Duration.ofHours(1))), null);
+		// two limits in one body: Spring Boot reads an endpoint's body as a map of strings, hence the short form
+		assertThat(other.send("POST", "/actuator/ratelimit/api/partner-*/override", "{\"limits\": \"10/1m, 100/1h\"}")
+			.status()).isEqualTo(200);
 		assertThat(one.send("POST", "/actuator/ratelimit/api/partner-big/override", "{\"limit\": 50, \"window\": \"1m\"}")
 			.status()).isEqualTo(200);
 		awaitLimits(other, "partner-big", List.of(new RateLimit(50, Duration.ofMinutes(1))));
@@ -149,6 +149,9 @@ class RateLimitOverridesOnTwoInstancesTests {
 		assertBadRequest("{\"limit\": 0, \"window\": \"1m\"}", "limit must be");
 		assertBadRequest("{\"limit\": 5, \"window\": \"1m\", \"burst\": 10}",
 				"limits do not suit rule 'api' (fixed-window): burst applies to the token bucket and GCRA only");
+		assertBadRequest("{\"limits\": \"10/1m, 100\"}",
+				"limits[1] '100' is invalid; give <limit>/<window>[/<burst>], such as \"limits\": \"5/1m, 100/1h\"");
+		assertBadRequest("{\"limits\": \"10/1m\", \"limit\": 5}", "the body gives both limits and limit/window/burst");
 		assertBadRequest("{\"limit\": 5, \"window\": \"1m\", \"duration\": \"forever\"}",
 				"duration 'forever' is invalid; give one such as 2h or PT2H");
 		assertThat(one.send("POST", "/actuator/ratelimit/nobody/acme/override", "{\"limit\": 5, \"window\": \"1m\"}")
