@@ -1,6 +1,7 @@
 package dev.ratelimit.web.servlet;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,8 @@ import java.util.Map;
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.testsupport.CurlRequest;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.RedisBinary;
 import dev.ratelimit.testsupport.RedisServerProcess;
 import dev.ratelimit.testsupport.RedisTestServer;
@@ -87,6 +90,10 @@ class RateLimitHealthIntegrationTests {
 			assertThat((String) JsonPath.read(down.body(), "$.details.circuitBreaker")).isEqualTo("open");
 			// one key and limit per client, decided in this instance's memory
 			assertThat((Integer) JsonPath.read(down.body(), "$.details.localKeys")).isEqualTo(3);
+			// as docs/operations.md shows it
+			DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "operations.md"),
+					"RateLimitHealthIntegrationTests", null), "$ curl -si localhost:8080/actuator/health/ratelimit\n"
+							+ CurlRequest.get(port(app), "/actuator/health/ratelimit").send().included() + "\n");
 		}
 		finally {
 			server.stop();

@@ -1,8 +1,11 @@
 package dev.ratelimit.web.servlet;
 
+import dev.ratelimit.testsupport.CurlRequest;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.RateLimitFields;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +79,11 @@ class RateLimitObservabilityIntegrationTests extends RedisBackedWebTests {
 			.isEqualTo(3);
 		assertThat(this.meters.find("ratelimit.decisions.near-limit").counters()).allSatisfy((counter) -> assertThat(
 				counter.getId().getTags()).extracting((tag) -> tag.getKey()).containsExactly("rule"));
+		// as docs/observability.md shows it
+		String target = "/actuator/metrics/ratelimit.decisions.near-limit?tag=rule:near";
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "observability.md"),
+				"RateLimitObservabilityIntegrationTests", null), "$ curl -s 'localhost:8080" + target + "'\n"
+						+ CurlRequest.get(this.port, target).send().body() + "\n");
 	}
 
 	@Test
