@@ -7,6 +7,8 @@ import java.util.List;
 
 import dev.ratelimit.testsupport.DocumentationExamples;
 import dev.ratelimit.testsupport.DocumentationExamples.Block;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
+import dev.ratelimit.testsupport.RedisTestServer;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,6 +41,12 @@ class TestingDocumentationTests {
 			.as("lines of the page's clock test")
 			.hasSizeGreaterThan(10)
 			.allSatisfy((line) -> assertThat(clockTest).as("MovedClockTests").contains(line));
+	}
+
+	@Test
+	void showsTheLineATestJvmPrintsAboutItsRedis() {
+		DocumentationTranscripts.assertShows(DocumentationTranscripts.text(PAGE, "TestingDocumentationTests", null),
+				RedisTestServer.shared().announcement() + "\n");
 	}
 
 	@Test

@@ -53,7 +53,7 @@ public final class RedisTestServer {
 			shared = (selection != null && !selection.isBlank()) ? selected(selection.strip())
 					: locate(System.getenv(URL_VARIABLE), DockerRedis::startIfDockerAnswers);
 			// one line per test JVM, so that a build log says which Redis each run was tested against
-			System.out.println("ratelimit tests use Redis at " + shared);
+			System.out.println(shared.announcement());
 			Runtime.getRuntime().addShutdownHook(new Thread(shared::closeConnections, "ratelimit-redis-client-stop"));
 		}
 		return shared;
@@ -106,6 +106,15 @@ public final class RedisTestServer {
 	 */
 	public String url() {
 		return this.uri.toURI().toString();
+	}
+
+	/**
+	 * Returns the line a test JVM prints when it first finds its server, saying which it uses.
+	 * @return the line, such as {@code ratelimit tests use Redis at redis://127.0.0.1:41234 (redis-server on PATH
+	 * (/usr/bin/redis-server))}
+	 */
+	public String announcement() {
+		return "ratelimit tests use Redis at " + this;
 	}
 
 	/**
