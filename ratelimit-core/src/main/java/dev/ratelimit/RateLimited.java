@@ -194,6 +194,25 @@ public @interface RateLimited {
 	long prefetch() default 0;
 
 	/**
+	 * How long a call the limit would refuse waits for a permit instead, such as {@code 2s}: it waits for the retry
+	 * time the limiter gives (exact, from Redis's answer) and is decided again, and is refused as before when the
+	 * permit would come later than this. A blocking method's thread waits (prefer virtual threads); a method returning
+	 * a {@code CompletableFuture}, a {@code Mono}, a {@code Flux} or a Kotlin {@code suspend} function holds no thread
+	 * while it waits. Empty to refuse at once.
+	 * @return the longest wait, or empty
+	 * @since 0.1.0
+	 */
+	String maxWait() default "";
+
+	/**
+	 * How many calls may wait at once for this limit in one instance ({@link #maxWait()}); one more is refused at once.
+	 * 0 for the default, 100.
+	 * @return the bound, or 0
+	 * @since 0.1.0
+	 */
+	int maxWaiting() default 0;
+
+	/**
 	 * The rule's name in headers and Redis keys; empty for the class's simple name (class level) or
 	 * {@code <Class>.<method>} (method level).
 	 * @return the name, or empty

@@ -61,6 +61,8 @@ import org.springframework.web.util.pattern.PathPattern;
  * carries. A request of the other entry points is one message
  * @param prefetch how many permits of a key each instance takes from Redis at once, to spend them in its memory
  * (never more than the limits across every instance); 0 to decide every request in Redis
+ * @param waiting how a request the rule would refuse waits for a permit instead ({@code max-wait}), up to a bound;
+ * {@code null} to refuse at once
  * @since 0.1.0
  */
 public record RateLimitRule(String name, List<PathPattern> paths, Set<String> methods, List<RateLimit> limits,
@@ -68,7 +70,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		Set<String> allowKeys, Map<String, List<RateLimit>> plans, @Nullable PlanSource plan,
 		@Nullable CalendarPeriod period, ZoneId zone, List<PathPattern> excludePaths, @Nullable String condition,
 		@Nullable ResponseStatuses countStatuses, @Nullable BlockPolicy block, @Nullable RateLimit concurrency,
-		boolean enforce, @Nullable ResponseCost costFrom, boolean chargePerMessage, long prefetch) {
+		boolean enforce, @Nullable ResponseCost costFrom, boolean chargePerMessage, long prefetch,
+		@Nullable WaitPolicy waiting) {
 
 	/**
 	 * Returns a builder that starts from this rule, to derive another.
@@ -278,6 +281,8 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 
 		private long prefetch;
 
+		private @Nullable WaitPolicy waiting;
+
 		private Builder(String name, List<RateLimit> limits, Algorithm algorithm, RuleKey key, String source) {
 			this.name = name;
 			this.limits = List.copyOf(limits);
@@ -307,6 +312,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			this.costFrom = from.costFrom;
 			this.chargePerMessage = from.chargePerMessage;
 			this.prefetch = from.prefetch;
+			this.waiting = from.waiting;
 		}
 
 		/**
@@ -485,6 +491,16 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 		}
 
 		/**
+		 * Sets how a request the rule would refuse waits for a permit instead, up to a bound.
+		 * @param policy the bound and how many may wait at once, or {@code null} to refuse at once
+		 * @return this builder
+		 */
+		public Builder waiting(@Nullable WaitPolicy policy) {
+			this.waiting = policy;
+			return this;
+		}
+
+		/**
 		 * Builds the rule.
 		 * @return the rule
 		 * @throws InvalidRateLimitRuleException naming {@code missing-key} when a soft rule would refuse requests
@@ -503,7 +519,7 @@ public record RateLimitRule(String name, List<PathPattern> paths, Set<String> me
 			return new RateLimitRule(this.name, this.paths, this.methods, this.limits, this.algorithm, this.key,
 					this.missingKey, this.cost, this.source, this.shadow, this.allowKeys, this.plans, this.plan, this.period,
 					this.zone, this.excludePaths, this.condition, this.countStatuses, this.block, this.concurrency,
-					this.enforce, this.costFrom, this.chargePerMessage, this.prefetch);
+					this.enforce, this.costFrom, this.chargePerMessage, this.prefetch, this.waiting);
 		}
 
 		/**

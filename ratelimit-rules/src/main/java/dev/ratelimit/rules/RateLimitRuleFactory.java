@@ -363,6 +363,46 @@ public final class RateLimitRuleFactory {
 	}
 
 	/**
+	 * Returns a rule whose refusals wait for a permit instead, up to a bound ({@code max-wait}): the call waits for the
+	 * retry time the limiter gives, then is decided again, and is refused as before when the permit would come after
+	 * the bound, or when {@code maxWaiting} calls already wait for the rule in this instance.
+	 * @param rule the rule
+	 * @param maxWait the longest a call waits in all, or {@code null} to refuse at once
+	 * @param maxWaiting how many calls may wait at once for the rule in one instance, or {@code null} for
+	 * {@value WaitPolicy#DEFAULT_MAX_WAITING}
+	 * @return the rule
+	 * @throws InvalidRateLimitRuleException naming {@code max-wait} or {@code max-waiting} when one is invalid or
+	 * means nothing for the rule
+	 */
+	public RateLimitRule withWaiting(RateLimitRule rule, @Nullable Duration maxWait, @Nullable Integer maxWaiting) {
+		if (maxWait == null) {
+			if (maxWaiting != null) {
+				throw new InvalidRateLimitRuleException(rule.name(), "max-waiting", maxWaiting,
+						"it bounds how many calls wait for a permit, and the rule makes none wait; set max-wait too");
+			}
+			return rule;
+		}
+		if (maxWait.isNegative() || maxWait.isZero() || maxWait.compareTo(RateLimit.MAX_WINDOW) > 0) {
+			throw new InvalidRateLimitRuleException(rule.name(), "max-wait", RateLimit.label(maxWait),
+					"set it to the longest a refused call waits for a permit, such as 500ms or 2s (more than zero); "
+							+ "remove it to refuse at once");
+		}
+		if (maxWaiting != null && maxWaiting < 1) {
+			throw new InvalidRateLimitRuleException(rule.name(), "max-waiting", maxWaiting,
+					"set it to how many calls may wait at once for the rule in one instance, at least 1 (default "
+							+ WaitPolicy.DEFAULT_MAX_WAITING + ")");
+		}
+		if (rule.neverRefuses()) {
+			throw new InvalidRateLimitRuleException(rule.name(), "max-wait", RateLimit.label(maxWait),
+					"the rule never refuses a call (" + (rule.shadow() ? "shadow" : "enforce false")
+							+ "), so none waits; remove max-wait, or enforce the rule");
+		}
+		return rule.toBuilder()
+			.waiting(new WaitPolicy(maxWait, (maxWaiting != null) ? maxWaiting : WaitPolicy.DEFAULT_MAX_WAITING))
+			.build();
+	}
+
+	/**
 	 * Returns a rule whose refusals block the refused key for a while.
 	 * @param rule the rule
 	 * @param blockFor how long a first block lasts, or {@code null} for no blocks

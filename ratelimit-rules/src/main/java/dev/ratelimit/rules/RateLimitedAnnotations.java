@@ -212,7 +212,9 @@ final class RateLimitedAnnotations {
 		if (annotation.prefetch() != 0) {
 			builder.prefetch(annotation.prefetch());
 		}
-		return builder.build();
+		return this.factory.withWaiting(builder.build(),
+				annotation.maxWait().isEmpty() ? null : duration(name, "maxWait", annotation.maxWait()),
+				(annotation.maxWaiting() != 0) ? annotation.maxWaiting() : null);
 	}
 
 	private static List<LimitDefinition> limits(String name, String prefix, long limit, String window, long burst,

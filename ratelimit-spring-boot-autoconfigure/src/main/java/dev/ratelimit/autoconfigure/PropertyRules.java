@@ -203,7 +203,7 @@ public final class PropertyRules {
 			if (period != null) {
 				builder.period(period, rule.getZone());
 			}
-			return perMessage(rule.applyTo(builder).build());
+			return perMessage(factory.withWaiting(rule.applyTo(builder).build(), rule.getMaxWait(), rule.getMaxWaiting()));
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw invalidProperty(prefix, ex);

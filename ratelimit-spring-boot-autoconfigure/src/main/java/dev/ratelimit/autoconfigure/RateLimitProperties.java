@@ -601,6 +601,16 @@ public class RateLimitProperties {
 		 */
 		private @Nullable Long prefetch;
 
+		/**
+		 * How long a request or call the rule would refuse waits for a permit instead, such as 2s (the retry time Redis gives, then decided again); refused as before when the permit would come later. A servlet request's thread waits; WebFlux, the gateway and asynchronous methods hold no thread. Not set to refuse at once.
+		 */
+		private @Nullable Duration maxWait;
+
+		/**
+		 * How many requests may wait at once for the rule in one instance (max-wait); one more is refused at once. 100 when not set.
+		 */
+		private @Nullable Integer maxWaiting;
+
 		public @Nullable Long getLimit() {
 			return this.limit;
 		}
@@ -703,6 +713,22 @@ public class RateLimitProperties {
 
 		public void setPrefetch(@Nullable Long prefetch) {
 			this.prefetch = prefetch;
+		}
+
+		public @Nullable Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(@Nullable Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
+		public @Nullable Integer getMaxWaiting() {
+			return this.maxWaiting;
+		}
+
+		public void setMaxWaiting(@Nullable Integer maxWaiting) {
+			this.maxWaiting = maxWaiting;
 		}
 
 	}

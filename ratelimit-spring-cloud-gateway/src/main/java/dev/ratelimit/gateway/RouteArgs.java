@@ -128,7 +128,8 @@ final class RouteArgs {
 			rule = this.factory.withCostFrom(rule,
 					(costFrom != null) ? ResponseCost.header(rule.name(), costFrom, config.isCostFromExpose()) : null);
 			Long prefetch = config.getPrefetch();
-			return (prefetch != null) ? rule.toBuilder().prefetch(prefetch).build() : rule;
+			rule = (prefetch != null) ? rule.toBuilder().prefetch(prefetch).build() : rule;
+			return this.factory.withWaiting(rule, config.getMaxWait(), config.getMaxWaiting());
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidRateLimitRuleException(routeId, PREFIX + ex.getAttribute(), ex.getValue(), ex.getReason());

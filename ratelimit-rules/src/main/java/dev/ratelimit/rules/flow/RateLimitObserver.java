@@ -37,6 +37,28 @@ public interface RateLimitObserver {
 	}
 
 	/**
+	 * Called once per call that a rule with {@code max-wait} would have refused, when its waiting ends: it got its
+	 * permit after waiting, it was refused because the permit would come after {@code max-wait}, or it was refused at
+	 * once because {@code max-waiting} calls already waited. By default it does nothing.
+	 * @param rule the rule it waited for
+	 * @param outcome how the wait ended
+	 * @param nanos how long it waited in all, 0 when it did not wait
+	 * @since 0.1.0
+	 */
+	default void onWait(RateLimitRule rule, WaitOutcome outcome, long nanos) {
+	}
+
+	/**
+	 * Called once per rule with {@code max-wait}, when a call first waits for it in this instance, with the live count
+	 * of the calls that wait for it: an observer publishes it (a gauge, say). By default it does nothing.
+	 * @param rule the rule
+	 * @param waiting how many calls wait for the rule's permit now, read whenever asked
+	 * @since 0.1.0
+	 */
+	default void onWaiting(RateLimitRule rule, java.util.function.IntSupplier waiting) {
+	}
+
+	/**
 	 * Called when a rule starts deciding a request, before its limiter is asked: an observer that wraps
 	 * the decision (a trace span, say) starts it here. By default the returned end reports to
 	 * {@link #onDecision}.
@@ -130,6 +152,16 @@ public interface RateLimitObserver {
 			}
 
 			@Override
+			public void onWait(RateLimitRule rule, WaitOutcome outcome, long nanos) {
+				all.forEach((observer) -> observer.onWait(rule, outcome, nanos));
+			}
+
+			@Override
+			public void onWaiting(RateLimitRule rule, java.util.function.IntSupplier waiting) {
+				all.forEach((observer) -> observer.onWaiting(rule, waiting));
+			}
+
+			@Override
 			public Decision start(RateLimitRule rule) {
 				return all(all.stream().map((observer) -> observer.start(rule)).toList());
 			}
@@ -192,7 +224,13 @@ public interface RateLimitObserver {
 		MISSING_KEY("missing-key"),
 
 		/** An earlier rule refused the request before this one was decided: nothing was charged. */
-		NOT_REACHED("not-reached");
+		NOT_REACHED("not-reached"),
+
+		/**
+		 * The rule refused the request for now, and it waits for a permit ({@code max-wait}): it is decided again once
+		 * the retry time has passed, and that decision is reported too.
+		 */
+		WAITED("waited");
 
 		private final String tag;
 
@@ -203,6 +241,42 @@ public interface RateLimitObserver {
 		/**
 		 * Returns the outcome as a metric tag value.
 		 * @return the tag value, such as {@code shadow-rejected}
+		 */
+		public String tag() {
+			return this.tag;
+		}
+
+	}
+
+
+	/**
+	 * How the wait of a call for a rule's permit ended ({@code max-wait}).
+	 *
+	 * @since 0.1.0
+	 */
+	enum WaitOutcome {
+
+		/** The call got its permit after waiting. */
+		PERMITTED("permitted"),
+
+		/**
+		 * The call was refused after all: its permit would have come after {@code max-wait}, or a limit without
+		 * {@code max-wait} refused it once it had waited.
+		 */
+		REFUSED("refused"),
+
+		/** {@code max-waiting} calls already waited for the rule in this instance: the call was refused at once. */
+		QUEUE_FULL("queue-full");
+
+		private final String tag;
+
+		WaitOutcome(String tag) {
+			this.tag = tag;
+		}
+
+		/**
+		 * Returns the outcome as a metric tag value.
+		 * @return the tag value, such as {@code queue-full}
 		 */
 		public String tag() {
 			return this.tag;

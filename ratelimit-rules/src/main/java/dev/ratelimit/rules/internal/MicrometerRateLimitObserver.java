@@ -15,7 +15,10 @@ import io.micrometer.core.instrument.Timer;
  * Records decisions as Micrometer meters: a counter {@code ratelimit.decisions} tagged with the rule
  * and the outcome, a timer {@code ratelimit.decision.duration} tagged with the rule, and a counter
  * {@code ratelimit.decisions.near-limit} tagged with the rule, of the allowed decisions that left a limit of the rule
- * at or below {@code 1 - nearLimitRatio} of it (they count as {@code allowed} too). Tag values are
+ * at or below {@code 1 - nearLimitRatio} of it (they count as {@code allowed} too), and a timer {@code ratelimit.waits}
+ * tagged with the rule and how the wait ended ({@code permitted}, {@code refused}, {@code queue-full}) of the calls
+ * that rules with {@code max-wait} made wait, with a gauge {@code ratelimit.waiting} tagged with the rule of how many wait
+ * now. Tag values are
  * bounded: rule names and outcomes, never client keys.
  *
  * @since 0.1.0
@@ -34,6 +37,12 @@ final class MicrometerRateLimitObserver implements RateLimitObserver {
 	/** Room for the rounding of ratios such as 0.8, which doubles do not hold exactly. */
 	private static final double EPSILON = 1e-9;
 
+	/** The timer of the waits of calls for a permit ({@code max-wait}), by rule and how they ended. */
+	public static final String WAITS = "ratelimit.waits";
+
+	/** The gauge of the calls waiting for a rule's permit now ({@code max-wait}), by rule. */
+	public static final String WAITING = "ratelimit.waiting";
+
 	/** The timer of decisions, the Redis round trip included. */
 	public static final String DURATION = "ratelimit.decision.duration";
 
@@ -44,6 +53,8 @@ final class MicrometerRateLimitObserver implements RateLimitObserver {
 	private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
 	private final Map<String, Counter> nearLimit = new ConcurrentHashMap<>();
+
+	private final Map<String, Timer> waits = new ConcurrentHashMap<>();
 
 	private final double nearLimitRatio;
 
@@ -91,6 +102,26 @@ final class MicrometerRateLimitObserver implements RateLimitObserver {
 				.tag("rule", rule.name())
 				.register(this.registry))
 			.record(nanos, TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void onWait(RateLimitRule rule, WaitOutcome outcome, long nanos) {
+		this.waits
+			.computeIfAbsent(rule.name() + '\u0000' + outcome.tag(), (key) -> Timer.builder(WAITS)
+				.description("Time calls waited for a permit of a rule with max-wait, by how the wait ended")
+				.tag("rule", rule.name())
+				.tag("outcome", outcome.tag())
+				.register(this.registry))
+			.record(nanos, TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void onWaiting(RateLimitRule rule, java.util.function.IntSupplier waiting) {
+		io.micrometer.core.instrument.Gauge.builder(WAITING, waiting::getAsInt)
+			.description("Calls waiting for a permit of a rule with max-wait now")
+			.tag("rule", rule.name())
+			.strongReference(true)
+			.register(this.registry);
 	}
 
 }

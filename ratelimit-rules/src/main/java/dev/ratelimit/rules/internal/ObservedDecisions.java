@@ -76,6 +76,26 @@ final class ObservedDecisions {
 		}
 	}
 
+	/** Tells the observer how a call's wait for a rule's permit ended. */
+	void waited(RateLimitRule rule, RateLimitObserver.WaitOutcome outcome, long nanos) {
+		try {
+			this.observer.onWait(rule, outcome, nanos);
+		}
+		catch (RuntimeException ex) {
+			this.logs.unexpected(ex);
+		}
+	}
+
+	/** Hands the observer the live count of the calls that wait for a rule's permit. */
+	void waiting(RateLimitRule rule, java.util.function.IntSupplier waiting) {
+		try {
+			this.observer.onWaiting(rule, waiting);
+		}
+		catch (RuntimeException ex) {
+			this.logs.unexpected(ex);
+		}
+	}
+
 	void end(RateLimitObserver.Decision decision, Outcome outcome, long nanos) {
 		try {
 			decision.end(outcome, nanos);

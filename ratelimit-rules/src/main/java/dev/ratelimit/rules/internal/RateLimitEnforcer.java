@@ -58,6 +58,9 @@ final class RateLimitEnforcer implements AutoCloseable {
 	/** The limiters of rules with {@code prefetch}: a hot key's permits spent in this instance. */
 	private final PrefetchingLimiters prefetching;
 
+	/** The calls waiting for a permit of rules with {@code max-wait}. */
+	private final RuleWaits waits;
+
 	/**
 	 * Creates an enforcer.
 	 * @param rules the rules and their limiters
@@ -80,6 +83,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 		this.settlement = new StatusSettlement(this.logs);
 		this.leases = new SlotLeases(this.logs, System::nanoTime);
 		this.prefetching = new PrefetchingLimiters(this.logs);
+		this.waits = new RuleWaits(this.observation, System::nanoTime);
 	}
 
 	/**
@@ -116,11 +120,21 @@ final class RateLimitEnforcer implements AutoCloseable {
 			RequestKeys keys, boolean async) {
 		// the request's decisions belong to what the caller's thread has current now (its server observation)
 		RateLimitObserver.Request observing = this.observation.begin();
-		if (applicable.size() > 1 && decidesTogether(applicable)) {
-			return enforceTogether(request, applicable, keys, async, observing);
-		}
-		return enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()), new ArrayList<>(0),
-				new ArrayList<>(0), observing);
+		RuleWaits.Wait wait = this.waits.begin(applicable);
+		CompletableFuture<RateLimitVerdict> verdict = (applicable.size() > 1 && decidesTogether(applicable))
+				? enforceTogether(request, applicable, keys, async, observing, wait)
+				: enforceInTurn(request, applicable, keys, async, 0, new ArrayList<>(applicable.size()),
+						new ArrayList<>(0), new ArrayList<>(0), observing, wait);
+		return (wait != null) ? verdict.thenApply((decided) -> decided.waited(wait.end(decided.allowed()))) : verdict;
+	}
+
+	/**
+	 * Returns how many calls wait for a rule's permit in this instance now ({@code max-wait}).
+	 * @param rule the rule's name
+	 * @return the calls waiting
+	 */
+	public int waiting(String rule) {
+		return this.waits.waiting(rule);
 	}
 
 	/**
@@ -128,11 +142,13 @@ final class RateLimitEnforcer implements AutoCloseable {
 	 * counts responses by status is charged like any other, its charge kept in {@code counted} to be settled
 	 * after the response, or given back at once when the request is refused; a rule that limits requests in flight
 	 * takes a slot, kept in {@code slots} until the response completes, or given back at once when the request is
-	 * refused.
+	 * refused. A rule with {@code max-wait} that refuses it is decided again once its retry time has passed, the
+	 * charges and slots of the rules before it kept meanwhile.
 	 */
 	private CompletableFuture<RateLimitVerdict> enforceInTurn(Supplier<String> request,
 			List<RateLimitRule> applicable, RequestKeys keys, boolean async, int from, List<AppliedLimit> applied,
-			List<StatusCharge> counted, List<RateLimitSlot> slots, RateLimitObserver.Request observing) {
+			List<StatusCharge> counted, List<RateLimitSlot> slots, RateLimitObserver.Request observing,
+			RuleWaits.@Nullable Wait wait) {
 		for (int index = from; index < applicable.size(); index++) {
 			RateLimitRule rule = applicable.get(index);
 			Budget budget = this.budgets.of(rule, keys);
@@ -148,7 +164,8 @@ final class RateLimitEnforcer implements AutoCloseable {
 				}
 				return refused(new RateLimitVerdict(applied, List.of(), false, rule), counted, slots, async);
 			}
-			int next = index + 1;
+			int current = index;
+			int first = applied.size();
 			return this.observation.around(observed, () -> decide(rule, budget, async)).handle((decided, failure) -> {
 				Taken taken = decided;
 				RateLimiter decidedBy = this.rules.limiter(rule);
@@ -165,7 +182,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 					decidedKey = RateLimitKeys.local(rule.algorithm(), budget.id());
 				}
 				RateLimitVerdict refused = accept(request, rule, budget, taken, observed, System.nanoTime() - started,
-						applied, slots);
+						applied, slots, wait);
 				boolean charged = !taken.decisions().isEmpty()
 						&& taken.decisions().stream().allMatch(RateLimitDecision::allowed);
 				if (refused == null && (rule.countStatuses() != null || rule.costFrom() != null) && decidedBy != null
@@ -181,8 +198,20 @@ final class RateLimitEnforcer implements AutoCloseable {
 				}
 				return refused;
 			})
-				.thenCompose((verdict) -> (verdict != null) ? refused(verdict, counted, slots, async)
-						: enforceInTurn(request, applicable, keys, async, next, applied, counted, slots, observing));
+				.thenCompose((verdict) -> {
+					if (verdict == null) {
+						return enforceInTurn(request, applicable, keys, async, current + 1, applied, counted, slots,
+								observing, wait);
+					}
+					if (wait == null || !wait.pending()) {
+						return refused(verdict, counted, slots, async);
+					}
+					// the rule is decided again once the time Redis gave has passed: its refusal leaves the headers
+					applied.subList(first, applied.size()).clear();
+					return RuleWaits.pause(wait.take(), async)
+						.thenCompose((resumed) -> resumed ? enforceInTurn(request, applicable, keys, async, current,
+								applied, counted, slots, observing, wait) : refused(verdict, counted, slots, async));
+				});
 		}
 		return CompletableFuture
 			.completedFuture(new RateLimitVerdict(applied, List.of(), false, null, List.copyOf(counted), held(slots)));
@@ -338,7 +367,8 @@ final class RateLimitEnforcer implements AutoCloseable {
 	 * requests in flight adds its slot's call right after its rate limits'.
 	 */
 	private CompletableFuture<RateLimitVerdict> enforceTogether(Supplier<String> request,
-			List<RateLimitRule> applicable, RequestKeys keys, boolean async, RateLimitObserver.Request observing) {
+			List<RateLimitRule> applicable, RequestKeys keys, boolean async, RateLimitObserver.Request observing,
+			RuleWaits.@Nullable Wait wait) {
 		List<RateLimitRule> included = new ArrayList<>(applicable.size());
 		List<Budget> budgets = new ArrayList<>(applicable.size());
 		List<Call> calls = new ArrayList<>(applicable.size());
@@ -387,10 +417,20 @@ final class RateLimitEnforcer implements AutoCloseable {
 		}
 		return decided
 			.handle((answers, failure) -> verdict(request, included, budgets, calls, indexes, observed, answers,
-					(failure != null) ? unwrap(failure) : null, System.nanoTime() - started))
+					(failure != null) ? unwrap(failure) : null, System.nanoTime() - started, wait))
 			.thenCompose((verdict) -> verdict.allowed() ? CompletableFuture.completedFuture(verdict)
-					: refused(verdict, List.of(), verdict.slots(), async).thenApply((done) -> new RateLimitVerdict(
-							verdict.applied(), verdict.violated(), verdict.unavailable(), verdict.missingKey())));
+					: refused(verdict, List.of(), verdict.slots(), async).thenCompose((done) -> {
+						RateLimitVerdict refused = new RateLimitVerdict(verdict.applied(), verdict.violated(),
+								verdict.unavailable(), verdict.missingKey());
+						if (wait == null || !wait.pending()) {
+							return CompletableFuture.completedFuture(refused);
+						}
+						// decided together, nothing was charged: all of them are decided again once the time has passed
+						return RuleWaits.pause(wait.take(), async)
+							.thenCompose((resumed) -> resumed
+									? enforceTogether(request, applicable, keys, async, observing, wait)
+									: CompletableFuture.completedFuture(refused));
+					}));
 	}
 
 	/**
@@ -399,7 +439,8 @@ final class RateLimitEnforcer implements AutoCloseable {
 	 */
 	private RateLimitVerdict verdict(Supplier<String> request, List<RateLimitRule> included, List<Budget> budgets,
 			List<Call> calls, List<int[]> indexes, List<RateLimitObserver.Decision> observed,
-			@Nullable List<List<RateLimitDecision>> answers, @Nullable RuntimeException failure, long nanos) {
+			@Nullable List<List<RateLimitDecision>> answers, @Nullable RuntimeException failure, long nanos,
+			RuleWaits.@Nullable Wait wait) {
 		List<AppliedLimit> applied = new ArrayList<>(included.size());
 		List<RateLimitSlot> slots = new ArrayList<>(0);
 		for (int i = 0; i < included.size(); i++) {
@@ -432,7 +473,7 @@ final class RateLimitEnforcer implements AutoCloseable {
 						(slot >= 0 && slot < answers.size()) ? calls.get(slot).slot(answers.get(slot)) : null);
 			}
 			RateLimitVerdict refused = accept(request, rule, budgets.get(i), taken, observed.get(i), nanos, applied,
-					slots);
+					slots, wait);
 			if (refused != null) {
 				endUnreached(observed, i + 1, nanos);
 				// decided together, nothing was taken: only slots the local failure mode took are to be given back
@@ -452,10 +493,11 @@ final class RateLimitEnforcer implements AutoCloseable {
 	/**
 	 * Records a rule's decisions among the limits applied to the request, and its slot among the slots it holds.
 	 * @return the verdict refusing the request when the rule refused it (shadow rules never do), else
-	 * {@code null}
+	 * {@code null}; when the request is to wait for a permit instead, {@code wait} tells how long
 	 */
 	private @Nullable RateLimitVerdict accept(Supplier<String> request, RateLimitRule rule, Budget budget, Taken taken,
-			RateLimitObserver.Decision observed, long nanos, List<AppliedLimit> applied, List<RateLimitSlot> slots) {
+			RateLimitObserver.Decision observed, long nanos, List<AppliedLimit> applied, List<RateLimitSlot> slots,
+			RuleWaits.@Nullable Wait wait) {
 		int first = applied.size();
 		List<AppliedLimit> violated = new ArrayList<>(0);
 		List<RateLimitDecision> decisions = taken.decisions();
@@ -499,6 +541,10 @@ final class RateLimitEnforcer implements AutoCloseable {
 			// a soft rule lets the request through: its handler reads where the caller stands
 			this.observation.end(observed, Outcome.SOFT_EXCEEDED, nanos);
 			return null;
+		}
+		if (wait != null && wait.waitsFor(rule, violated)) {
+			this.observation.end(observed, Outcome.WAITED, nanos);
+			return new RateLimitVerdict(applied, violated, false, null);
 		}
 		this.observation.end(observed, Outcome.REJECTED, nanos);
 		this.logs.rejected(request, rule, budget.id());

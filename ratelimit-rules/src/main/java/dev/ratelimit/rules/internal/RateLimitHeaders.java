@@ -13,12 +13,19 @@ import dev.ratelimit.rules.flow.AppliedLimit;
 
 /**
  * Builds the rate-limit headers of draft-ietf-httpapi-ratelimit-headers ({@code RateLimit-Policy},
- * {@code RateLimit}) in the draft's version 7, 9 or 12, optionally the legacy {@code X-RateLimit-*} ones, and {@code Retry-After} of
- * refused requests, for any web stack to set.
+ * {@code RateLimit}) in the draft's version 7, 9 or 12, optionally the legacy {@code X-RateLimit-*} ones,
+ * {@code Retry-After} of refused requests, and a {@code Server-Timing} entry {@code ratelimit-wait;dur=<ms>} for
+ * requests that waited for a permit ({@code max-wait}), for any web stack to set.
  *
  * @since 0.1.0
  */
 final class RateLimitHeaders {
+
+	/** The W3C Server-Timing header. */
+	static final String SERVER_TIMING = "Server-Timing";
+
+	/** The name of the Server-Timing metric that tells a request's wait for a permit. */
+	static final String WAIT_METRIC = "ratelimit-wait";
 
 	private final HeaderVersion version;
 
@@ -65,6 +72,11 @@ final class RateLimitHeaders {
 			headers.set("X-RateLimit-Limit", Long.toString(tightest.limit().limit()));
 			headers.set("X-RateLimit-Remaining", Long.toString(tightest.decision().remaining()));
 			headers.set("X-RateLimit-Reset", Long.toString(tightest.decision().resetAfterSeconds()));
+		}
+		if (verdict.waitedNanos() > 0) {
+			// the W3C Server-Timing entry tells how long the request waited for a permit (max-wait), in milliseconds
+			headers.add(SERVER_TIMING, WAIT_METRIC + ";dur=" + String.format(java.util.Locale.ROOT, "%.1f",
+					verdict.waitedNanos() / 1_000_000.0));
 		}
 		if (verdict.unavailable()) {
 			headers.set(HttpHeaders.RETRY_AFTER, "1");

@@ -25,10 +25,25 @@ import dev.ratelimit.rules.RateLimitRule;
  * were given back)
  * @param slots the slots of requests in flight held for it ({@code concurrency} rules), given back after the response;
  * empty when the request is refused (they were given back)
+ * @param waitedNanos how long the request waited for a permit of rules with {@code max-wait}, 0 when it did not
  * @since 0.1.0
  */
 record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
-		@Nullable RateLimitRule missingKey, List<StatusCharge> counted, List<RateLimitSlot> slots) {
+		@Nullable RateLimitRule missingKey, List<StatusCharge> counted, List<RateLimitSlot> slots, long waitedNanos) {
+
+	/**
+	 * Creates a verdict of a request that did not wait.
+	 * @param applied every limit applied, with its decision, in order
+	 * @param violated the limits that refused the request
+	 * @param unavailable whether the failure mode refuses the request
+	 * @param missingKey the rule whose key the request lacks, or {@code null}
+	 * @param counted the charges to settle by status
+	 * @param slots the slots held for it
+	 */
+	RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated, boolean unavailable,
+			@Nullable RateLimitRule missingKey, List<StatusCharge> counted, List<RateLimitSlot> slots) {
+		this(applied, violated, unavailable, missingKey, counted, slots, 0);
+	}
 
 	/**
 	 * Creates a verdict without slots of requests in flight.
@@ -83,7 +98,18 @@ record RateLimitVerdict(List<AppliedLimit> applied, List<AppliedLimit> violated,
 		}
 		List<AppliedLimit> all = new ArrayList<>(earlier);
 		all.addAll(this.applied);
-		return new RateLimitVerdict(all, this.violated, this.unavailable, this.missingKey, this.counted, this.slots);
+		return new RateLimitVerdict(all, this.violated, this.unavailable, this.missingKey, this.counted, this.slots,
+				this.waitedNanos);
+	}
+
+	/**
+	 * Returns this verdict of a request that waited for a permit.
+	 * @param nanos how long it waited in all
+	 * @return the verdict
+	 */
+	RateLimitVerdict waited(long nanos) {
+		return new RateLimitVerdict(this.applied, this.violated, this.unavailable, this.missingKey, this.counted,
+				this.slots, nanos);
 	}
 
 }
