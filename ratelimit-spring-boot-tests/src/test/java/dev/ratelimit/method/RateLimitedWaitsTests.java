@@ -32,6 +32,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 
+import dev.ratelimit.testsupport.Waiters;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -83,7 +85,7 @@ class RateLimitedWaitsTests {
 			start.countDown();
 			// the threads of the calls that wait are held, sleeping until their retry time
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> waiting("imports") > 0 && threadsWaiting() == waiting("imports"));
+				.until(() -> waiting("imports") > 0 && Waiters.threadsWaiting() == waiting("imports"));
 			for (Future<String> call : calls) {
 				assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo("imported");
 			}
@@ -106,7 +108,7 @@ class RateLimitedWaitsTests {
 		CompletableFuture<List<String>> results = Flux.merge(calls).collectList().toFuture();
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> waiting("imports-reactive") > 0 && waiting("imports-future") > 0);
-		assertThat(threadsWaiting()).as("threads held by waiting calls").isZero();
+		assertThat(Waiters.threadsWaiting()).as("threads held by waiting calls").isZero();
 		assertThat(results.get(30, TimeUnit.SECONDS)).hasSize(2 * CALLS).containsOnly("imported");
 		assertSuccessiveWindows("reactive:" + tenant);
 		assertSuccessiveWindows("future:" + tenant);
@@ -126,17 +128,7 @@ class RateLimitedWaitsTests {
 
 	/** Groups the grants by window (a window's grants come together, windows 1 s or more apart) and counts them. */
 	private static void assertSuccessiveWindows(String which) {
-		List<Long> times = new ArrayList<>(Imports.granted.getOrDefault(which, new ConcurrentLinkedQueue<>()));
-		times.sort(null);
-		List<Integer> perWindow = new ArrayList<>();
-		long previous = Long.MIN_VALUE;
-		for (long time : times) {
-			if (perWindow.isEmpty() || time - previous > 500) {
-				perWindow.add(0);
-			}
-			perWindow.set(perWindow.size() - 1, perWindow.get(perWindow.size() - 1) + 1);
-			previous = time;
-		}
+		List<Integer> perWindow = Waiters.perWindow(Imports.granted.getOrDefault(which, new ConcurrentLinkedQueue<>()));
 		assertThat(perWindow).as("calls per window").allSatisfy((calls) -> assertThat(calls).isLessThanOrEqualTo(LIMIT));
 		assertThat(perWindow.stream().mapToInt(Integer::intValue).sum()).isEqualTo(CALLS);
 		assertThat(perWindow).as("windows used").hasSizeLessThanOrEqualTo(CALLS / LIMIT + 1);
@@ -151,20 +143,6 @@ class RateLimitedWaitsTests {
 		return waiting;
 	}
 
-	/** Counts the threads that sleep waiting for a permit. */
-	private static int threadsWaiting() {
-		int waiting = 0;
-		for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
-			for (StackTraceElement frame : stack) {
-				if (frame.getClassName().equals("dev.ratelimit.rules.internal.RuleWaits")
-						&& frame.getMethodName().equals("pause")) {
-					waiting++;
-					break;
-				}
-			}
-		}
-		return waiting;
-	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration

@@ -30,6 +30,8 @@ import dev.ratelimit.testsupport.DocumentationTranscripts;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+import dev.ratelimit.testsupport.Waiters;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -101,7 +103,7 @@ class RateLimitWaitsOnEveryStackTests {
 		}
 		assertThat(replies).extracting(StackApp.Reply::status).containsOnly(200);
 		// the permits' windows, told by Redis to each request that got one: its end on this machine's clock
-		List<Integer> perWindow = perWindow(new ArrayList<>(Queue.windowEnds));
+		List<Integer> perWindow = Waiters.perWindow(Queue.windowEnds);
 		assertThat(perWindow).as("permits per window").allSatisfy((permits) -> assertThat(permits).isLessThanOrEqualTo(LIMIT));
 		assertThat(perWindow.stream().mapToInt(Integer::intValue).sum()).isEqualTo(WAITERS);
 		assertThat(perWindow).as("windows used").hasSizeLessThanOrEqualTo(WAITERS / LIMIT + 1);
@@ -133,7 +135,7 @@ class RateLimitWaitsOnEveryStackTests {
 			throws Exception {
 		List<StackApp> apps = instances(stack);
 		StackApp app = apps.get(0);
-		await().atMost(Duration.ofSeconds(30)).until(() -> threadsWaiting() == 0);
+		await().atMost(Duration.ofSeconds(30)).until(() -> Waiters.threadsWaiting() == 0);
 		Queue.release = new CompletableFuture<>();
 		ExecutorService threads = Executors.newCachedThreadPool();
 		try {
@@ -147,10 +149,10 @@ class RateLimitWaitsOnEveryStackTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> waiting(app, "export") == 3);
 			// threads held while three requests wait: the servlet stack's request threads, none on WebFlux
 			if (stack == WebStack.SERVLET) {
-				await().atMost(Duration.ofSeconds(10)).until(() -> threadsWaiting() == 3);
+				await().atMost(Duration.ofSeconds(10)).until(() -> Waiters.threadsWaiting() == 3);
 			}
 			else {
-				assertThat(threadsWaiting()).as("threads held by waiting requests").isZero();
+				assertThat(Waiters.threadsWaiting()).as("threads held by waiting requests").isZero();
 			}
 			// a fourth is refused at once
 			long fullBefore = waits(List.of(app), "export", "queue-full");
@@ -205,35 +207,7 @@ class RateLimitWaitsOnEveryStackTests {
 				.contains("set max-wait too"));
 	}
 
-	/** Groups the windows' ends, 1 s or more apart, and counts the permits of each. */
-	private static List<Integer> perWindow(List<Long> ends) {
-		ends.sort(null);
-		List<Integer> counts = new ArrayList<>();
-		long previous = Long.MIN_VALUE;
-		for (long end : ends) {
-			if (counts.isEmpty() || end - previous > 500) {
-				counts.add(0);
-			}
-			counts.set(counts.size() - 1, counts.get(counts.size() - 1) + 1);
-			previous = end;
-		}
-		return counts;
-	}
 
-	/** Counts the threads that sleep waiting for a permit. */
-	private static int threadsWaiting() {
-		int waiting = 0;
-		for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
-			for (StackTraceElement frame : stack) {
-				if (frame.getClassName().equals("dev.ratelimit.rules.internal.RuleWaits")
-						&& frame.getMethodName().equals("pause")) {
-					waiting++;
-					break;
-				}
-			}
-		}
-		return waiting;
-	}
 
 	private static long waits(List<StackApp> apps, String rule, String outcome) {
 		long count = 0;
