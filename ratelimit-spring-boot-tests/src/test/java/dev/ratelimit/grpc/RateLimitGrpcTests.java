@@ -133,6 +133,42 @@ class RateLimitGrpcTests {
 
 	@ParameterizedTest
 	@EnumSource(GrpcStack.class)
+	void aCallTheRuleWouldRefuseWaitsForItsPermitWithMaxWait(GrpcStack stack) throws Exception {
+		try (GrpcApp app = stack.start(Map.of("ratelimit.rules.queue.paths", "/test.Greeter/SayHello",
+				"ratelimit.rules.queue.key", "header:x-api-key", "ratelimit.rules.queue.limit", "2",
+				"ratelimit.rules.queue.window", "1s", "ratelimit.rules.queue.max-wait",
+				"10s"))) {
+			// warmed up: a first call's own latency would blur the windows' bursts
+			assertThat(app.call(TestGreeter.SAY_HELLO, "warm", Map.of("x-api-key", "warm")).code()).isEqualTo(Status.Code.OK);
+			TestGreeter greeter = app.context().getBean(TestGreeter.class);
+			greeter.helloTimes.clear();
+			java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(6);
+			try {
+				java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+				java.util.List<java.util.concurrent.Future<GrpcApp.Reply>> calls = new java.util.ArrayList<>();
+				for (int i = 0; i < 6; i++) {
+					calls.add(threads.submit(() -> {
+						start.await();
+						return app.call(TestGreeter.SAY_HELLO, "w", Map.of("x-api-key", "queued"));
+					}));
+				}
+				start.countDown();
+				for (java.util.concurrent.Future<GrpcApp.Reply> call : calls) {
+					assertThat(call.get(30, java.util.concurrent.TimeUnit.SECONDS).code()).isEqualTo(Status.Code.OK);
+				}
+				// six calls against two a second reached the service in successive windows, never more than two in one
+				assertThat(dev.ratelimit.testsupport.Waiters.perWindow(greeter.helloTimes)).as("calls per window")
+					.allSatisfy((count) -> assertThat(count).isLessThanOrEqualTo(2))
+					.hasSizeLessThanOrEqualTo(4);
+			}
+			finally {
+				threads.shutdownNow();
+			}
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(GrpcStack.class)
 	void chargesAStreamingCallOnceWhenItStarts(GrpcStack stack) {
 		GrpcApp app = app(stack);
 		// three messages each: a call charged per message would be refused at the second

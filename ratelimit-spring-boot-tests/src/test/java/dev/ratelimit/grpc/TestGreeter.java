@@ -60,6 +60,9 @@ public class TestGreeter implements BindableService {
 
 	final AtomicInteger received = new AtomicInteger();
 
+	/** When each {@code SayHello} call reached the service, in milliseconds. */
+	final java.util.Queue<Long> helloTimes = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
 	/** The messages {@code Upload} and {@code Chat} received. */
 	final AtomicInteger messages = new AtomicInteger();
 
@@ -83,6 +86,7 @@ public class TestGreeter implements BindableService {
 		return ServerServiceDefinition.builder("test.Greeter")
 			.addMethod(SAY_HELLO, ServerCalls.asyncUnaryCall((request, response) -> {
 				this.received.incrementAndGet();
+				this.helloTimes.add(System.currentTimeMillis());
 				response.onNext("hello " + request);
 				response.onCompleted();
 			}))
