@@ -94,6 +94,34 @@ class RateLimitedCoroutinesTests {
     }
 
     @Test
+    fun suspendCallsWaitForTheirPermitsWithMaxWaitInSuccessiveWindowsHoldingNoThread(): Unit = runBlocking {
+        val service = sms
+        val phone = "+34600000200"
+        val decisions = context.getBean(DecisionCounter::class.java)
+        // nine coroutines on one thread against three a second
+        val results = Executors.newSingleThreadExecutor().asCoroutineDispatcher().use { one ->
+            withContext(one) {
+                val calls = (1..9).map { i -> async { service.sendPatiently(phone, "p$i") } }
+                // runs on the same thread once a call was refused for now: a wait that held the thread would keep it
+                // from running until a later window had let more calls in
+                val grantedWhileOthersWait = async {
+                    while (service.patientTimes.size <= 3
+                        && !(service.patientTimes.size == 3 && decisions.of("sms-patient") >= 4)) {
+                        delay(5)
+                    }
+                    service.patientTimes.size
+                }.await()
+                assertThat(grantedWhileOthersWait).isEqualTo(3)
+                calls.awaitAll()
+            }
+        }
+        assertThat(results).hasSize(9).allSatisfy { assertThat(it).startsWith("sent p") }
+        assertThat(dev.ratelimit.testsupport.Waiters.perWindow(service.patientTimes)).`as`("calls per window")
+            .allSatisfy { assertThat(it).isLessThanOrEqualTo(3) }
+            .hasSizeLessThanOrEqualTo(4)
+    }
+
+    @Test
     fun aSuspendFallbackAnswersTheRefusal(): Unit = runBlocking {
         val service = sms
         assertThat(service.sendOrQueue("+34600000200", "one")).isEqualTo("sent one")
@@ -159,6 +187,14 @@ class RateLimitedCoroutinesTests {
         open suspend fun send(phone: String, text: String): String {
             delay(1)
             sent.incrementAndGet()
+            return "sent $text"
+        }
+
+        open val patientTimes = java.util.concurrent.ConcurrentLinkedQueue<Long>()
+
+        @RateLimited(name = "sms-patient", limit = 3, window = "1s", key = "#phone", maxWait = "10s")
+        open suspend fun sendPatiently(phone: String, text: String): String {
+            patientTimes.add(System.currentTimeMillis())
             return "sent $text"
         }
 
