@@ -93,7 +93,7 @@ class RateLimitedWaitsTests {
 		finally {
 			threads.shutdownNow();
 		}
-		assertSuccessiveWindows(tenant);
+		assertSuccessiveWindows("blocking:" + tenant);
 	}
 
 	@Test
@@ -129,6 +129,8 @@ class RateLimitedWaitsTests {
 	/** Groups the grants by window (a window's grants come together, windows 1 s or more apart) and counts them. */
 	private static void assertSuccessiveWindows(String which) {
 		List<Integer> perWindow = Waiters.perWindow(Imports.granted.getOrDefault(which, new ConcurrentLinkedQueue<>()));
+		System.out.println("[waits] " + which.replaceAll(":.*", "") + ": " + CALLS + " calls on two instances, " + LIMIT
+				+ " per second, permits per window " + perWindow);
 		assertThat(perWindow).as("calls per window").allSatisfy((calls) -> assertThat(calls).isLessThanOrEqualTo(LIMIT));
 		assertThat(perWindow.stream().mapToInt(Integer::intValue).sum()).isEqualTo(CALLS);
 		assertThat(perWindow).as("windows used").hasSizeLessThanOrEqualTo(CALLS / LIMIT + 1);
@@ -162,7 +164,7 @@ class RateLimitedWaitsTests {
 
 		@RateLimited(name = "imports", limit = LIMIT, window = "1s", key = "#tenant", maxWait = "10s")
 		public String blocking(String tenant) {
-			grant(tenant);
+			grant("blocking:" + tenant);
 			return "imported";
 		}
 

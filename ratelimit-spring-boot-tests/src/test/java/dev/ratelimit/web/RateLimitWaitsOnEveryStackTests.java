@@ -104,6 +104,8 @@ class RateLimitWaitsOnEveryStackTests {
 		assertThat(replies).extracting(StackApp.Reply::status).containsOnly(200);
 		// the permits' windows, told by Redis to each request that got one: its end on this machine's clock
 		List<Integer> perWindow = Waiters.perWindow(Queue.windowEnds);
+		System.out.println("[waits] " + stack + ": " + WAITERS + " requests on two instances, " + LIMIT
+				+ " per second, permits per window " + perWindow);
 		assertThat(perWindow).as("permits per window").allSatisfy((permits) -> assertThat(permits).isLessThanOrEqualTo(LIMIT));
 		assertThat(perWindow.stream().mapToInt(Integer::intValue).sum()).isEqualTo(WAITERS);
 		assertThat(perWindow).as("windows used").hasSizeLessThanOrEqualTo(WAITERS / LIMIT + 1);

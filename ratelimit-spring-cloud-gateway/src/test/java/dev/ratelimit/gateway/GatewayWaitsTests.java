@@ -80,6 +80,8 @@ class GatewayWaitsTests {
 		assertThat(sent).filteredOn((response) -> response.join().headers().firstValue("Server-Timing").isPresent())
 			.hasSize(REQUESTS - LIMIT);
 		List<Integer> perWindow = Waiters.perWindow(times);
+		System.out.println("[waits] gateway: " + REQUESTS + " requests on two gateways, " + LIMIT
+				+ " per second, permits per window " + perWindow);
 		assertThat(perWindow).as("requests per window").allSatisfy((count) -> assertThat(count).isLessThanOrEqualTo(LIMIT));
 		assertThat(perWindow).as("windows used").hasSizeLessThanOrEqualTo(REQUESTS / LIMIT + 1);
 	}
