@@ -1,0 +1,174 @@
+package dev.ratelimit.method;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimited;
+import dev.ratelimit.testsupport.RedisTestServer;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.event.EventListener;
+import org.springframework.resilience.annotation.EnableResilientMethods;
+import org.springframework.resilience.annotation.Retryable;
+import org.springframework.resilience.retry.MethodRetryEvent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Spring Framework 7's own {@code @Retryable} on a {@code @RateLimited} method, against a real Redis: an attempt the
+ * limit refused is retried at the refusal's retry time and not before (one refusal, then the attempt that the next
+ * window allows: no attempt wasted in between), the thread waiting for a plain method and a timer for a {@code Mono};
+ * with {@link RateLimitRetryPredicate}, a retry time longer than {@code ratelimit.retry.max-wait} is not retried at
+ * all. The retry's own delay (10 ms) is far shorter than the retry times (up to the 2 s window).
+ */
+class RateLimitedRetryAfterTests {
+
+	@Test
+	void aRefusedCallIsRetriedAtItsRetryTimeAndNotBefore() {
+		try (ConfigurableApplicationContext context = run(Map.of())) {
+			Partner partner = context.getBean(Partner.class);
+			Refusals refusals = context.getBean(Refusals.class);
+			// the window's one permit
+			assertThat(partner.fetch("alice")).isEqualTo("fetched for alice");
+			long called = System.nanoTime();
+			assertThat(partner.fetch("alice")).isEqualTo("fetched for alice");
+			// refused once, then the one attempt at the retry time, which the next window allows
+			assertThat(refusals.retryAfters()).singleElement()
+				.satisfies((retryAfter) -> assertThat(retryAfter).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(2)));
+			assertThat(partner.attempts()).hasSize(2);
+			assertThat(partner.attempts().get(1)).isGreaterThanOrEqualTo(called + refusals.retryAfters().get(0).toNanos());
+			System.out.println("retry of fetch: refused with a retry time of " + refusals.retryAfters().get(0).toMillis()
+					+ " ms; attempts: " + partner.attempts().size() + ", refusals: " + refusals.retryAfters().size());
+		}
+	}
+
+	@Test
+	void aRefusedMonoIsResubscribedAtItsRetryTimeWithoutHoldingAThread() {
+		try (ConfigurableApplicationContext context = run(Map.of())) {
+			Partner partner = context.getBean(Partner.class);
+			Refusals refusals = context.getBean(Refusals.class);
+			assertThat(partner.fetchLater("bob").block(Duration.ofSeconds(5))).isEqualTo("fetched later for bob");
+			long called = System.nanoTime();
+			AtomicReference<String> answer = new AtomicReference<>();
+			// the subscribing thread is not held: it gets on while the retry waits for the retry time
+			partner.fetchLater("bob").subscribe(answer::set);
+			assertThat(answer).hasNullValue();
+			// nor is any other thread while the retry waits for the retry time: the resubscription is on a timer
+			await().failFast("a thread waits in the limits' code", RateLimitedRetryAfterTests::aThreadWaitsInTheLimits)
+				.atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(answer).hasValue("fetched later for bob"));
+			assertThat(refusals.retryAfters()).hasSize(1);
+			assertThat(partner.attempts()).hasSize(2);
+			assertThat(partner.attempts().get(1)).isGreaterThanOrEqualTo(called + refusals.retryAfters().get(0).toNanos());
+		}
+	}
+
+	@Test
+	void aRetryTimeLongerThanTheBoundIsNotRetried() {
+		try (ConfigurableApplicationContext context = run(Map.of("ratelimit.retry.max-wait", "200ms"))) {
+			Partner partner = context.getBean(Partner.class);
+			Refusals refusals = context.getBean(Refusals.class);
+			assertThat(partner.fetch("carol")).isEqualTo("fetched for carol");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> partner.fetch("carol"))
+				.satisfies((refused) -> assertThat(refused.getRetryAfter()).isGreaterThan(Duration.ofMillis(200)));
+			// one attempt, refused, and no retry
+			assertThat(refusals.retryAfters()).hasSize(1);
+			assertThat(partner.attempts()).hasSize(1);
+		}
+	}
+
+	/** Whether a thread waits (or sleeps) in the code that applies the limits to methods. */
+	private static boolean aThreadWaitsInTheLimits() {
+		return Thread.getAllStackTraces()
+			.entrySet()
+			.stream()
+			.anyMatch((thread) -> (thread.getKey().getState() == Thread.State.WAITING
+					|| thread.getKey().getState() == Thread.State.TIMED_WAITING) && inTheLimits(thread.getValue()));
+	}
+
+	/** Whether a stack runs the code that applies the limits to methods (the tests' own code aside). */
+	private static boolean inTheLimits(StackTraceElement[] stack) {
+		return List.of(stack)
+			.stream()
+			.map(StackTraceElement::getClassName)
+			.anyMatch((name) -> name.startsWith(MethodRateLimitInterceptor.class.getPackageName() + ".")
+					&& !name.startsWith(RateLimitedRetryAfterTests.class.getName()));
+	}
+
+	private static ConfigurableApplicationContext run(Map<String, Object> properties) {
+		Map<String, Object> all = new HashMap<>(properties);
+		all.putAll(Map.of("spring.data.redis.url", RedisTestServer.shared().url(), "ratelimit.key-prefix",
+				"method-retry-after-" + UUID.randomUUID().toString().substring(0, 8), "ratelimit.timeout", "5s"));
+		return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE).properties(all).run();
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@EnableResilientMethods
+	@Import({ Partner.class, Refusals.class })
+	static class Application {
+
+	}
+
+	static class Partner {
+
+		private final List<Long> attempts = new CopyOnWriteArrayList<>();
+
+		@Retryable(maxRetries = 3, delay = 10, predicate = RateLimitRetryPredicate.class)
+		@RateLimited(name = "partner-fetch", limit = 1, window = "2s", key = "#user")
+		public String fetch(String user) {
+			this.attempts.add(System.nanoTime());
+			return "fetched for " + user;
+		}
+
+		@Retryable(maxRetries = 3, delay = 10, predicate = RateLimitRetryPredicate.class)
+		@RateLimited(name = "partner-fetch-later", limit = 1, window = "2s", key = "#user")
+		public Mono<String> fetchLater(String user) {
+			return Mono.fromSupplier(() -> {
+				this.attempts.add(System.nanoTime());
+				return "fetched later for " + user;
+			});
+		}
+
+		/** When each attempt the limit allowed ran, in {@link System#nanoTime()}. */
+		List<Long> attempts() {
+			return this.attempts;
+		}
+
+	}
+
+	/** The refusals Spring's retry saw, from its events. */
+	static class Refusals {
+
+		private final List<Duration> retryAfters = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void onRetry(MethodRetryEvent event) {
+			if (!event.isRetryAborted() && event.getFailure() instanceof RateLimitExceededException refused) {
+				this.retryAfters.add(refused.getRetryAfter());
+			}
+		}
+
+		List<Duration> retryAfters() {
+			return this.retryAfters;
+		}
+
+	}
+
+}
