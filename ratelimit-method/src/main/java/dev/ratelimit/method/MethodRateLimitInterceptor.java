@@ -135,7 +135,7 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 	public void setRetryMaxWait(Duration retryMaxWait) {
 		if (retryMaxWait.isNegative()) {
 			throw new IllegalArgumentException("The longest wait for a retry time (ratelimit.retry.max-wait) must be "
-					+ "zero or more, not " + retryMaxWait + "; zero retries a refusal without waiting for its retry time");
+					+ "zero or more, not " + retryMaxWait + "; zero waits for no retry time");
 		}
 		this.retryMaxWait = retryMaxWait;
 	}

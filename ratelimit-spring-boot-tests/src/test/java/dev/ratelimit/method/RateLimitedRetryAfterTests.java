@@ -1,5 +1,6 @@
 package dev.ratelimit.method;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -13,12 +14,14 @@ import reactor.core.publisher.Mono;
 
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimited;
+import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.RedisTestServer;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.event.EventListener;
@@ -27,6 +30,7 @@ import org.springframework.resilience.annotation.Retryable;
 import org.springframework.resilience.retry.MethodRetryEvent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
@@ -45,16 +49,23 @@ class RateLimitedRetryAfterTests {
 			Partner partner = context.getBean(Partner.class);
 			Refusals refusals = context.getBean(Refusals.class);
 			// the window's one permit
-			assertThat(partner.fetch("alice")).isEqualTo("fetched for alice");
+			String first = partner.fetch("alice");
 			long called = System.nanoTime();
-			assertThat(partner.fetch("alice")).isEqualTo("fetched for alice");
+			String second = partner.fetch("alice");
+			assertThat(first).isEqualTo(second).isEqualTo("fetched for alice");
 			// refused once, then the one attempt at the retry time, which the next window allows
 			assertThat(refusals.retryAfters()).singleElement()
 				.satisfies((retryAfter) -> assertThat(retryAfter).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(2)));
 			assertThat(partner.attempts()).hasSize(2);
 			assertThat(partner.attempts().get(1)).isGreaterThanOrEqualTo(called + refusals.retryAfters().get(0).toNanos());
-			System.out.println("retry of fetch: refused with a retry time of " + refusals.retryAfters().get(0).toMillis()
-					+ " ms; attempts: " + partner.attempts().size() + ", refusals: " + refusals.retryAfters().size());
+			// as docs/rules.md shows it
+			String transcript = "fetch(\"alice\") -> " + first + "\n" + "fetch(\"alice\"), attempt 1 -> "
+					+ refusals.all().get(0) + "\n" + "fetch(\"alice\"), attempt 2 ("
+					+ Duration.ofNanos(partner.attempts().get(1) - called).toMillis() + " ms after the call) -> " + second
+					+ "\n";
+			System.out.print(transcript);
+			DocumentationTranscripts.assertShows(DocumentationTranscripts.text(Path.of("..", "docs", "rules.md"),
+					"RateLimitedRetryAfterTests", null), transcript);
 		}
 	}
 
@@ -91,6 +102,15 @@ class RateLimitedRetryAfterTests {
 			assertThat(refusals.retryAfters()).hasSize(1);
 			assertThat(partner.attempts()).hasSize(1);
 		}
+	}
+
+	@Test
+	void aNegativeBoundStopsTheApplication() {
+		assertThatException().isThrownBy(() -> run(Map.of("ratelimit.retry.max-wait", "-1s")))
+			.havingRootCause()
+			.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+			.withMessageContaining("ratelimit.retry.max-wait")
+			.withMessageContaining("zero or more");
 	}
 
 	/** Whether a thread waits (or sleeps) in the code that applies the limits to methods. */
@@ -156,17 +176,21 @@ class RateLimitedRetryAfterTests {
 	/** The refusals Spring's retry saw, from its events. */
 	static class Refusals {
 
-		private final List<Duration> retryAfters = new CopyOnWriteArrayList<>();
+		private final List<RateLimitExceededException> all = new CopyOnWriteArrayList<>();
 
 		@EventListener
 		void onRetry(MethodRetryEvent event) {
 			if (!event.isRetryAborted() && event.getFailure() instanceof RateLimitExceededException refused) {
-				this.retryAfters.add(refused.getRetryAfter());
+				this.all.add(refused);
 			}
 		}
 
+		List<RateLimitExceededException> all() {
+			return this.all;
+		}
+
 		List<Duration> retryAfters() {
-			return this.retryAfters;
+			return this.all.stream().map(RateLimitExceededException::getRetryAfter).toList();
 		}
 
 	}

@@ -2,8 +2,6 @@ package dev.ratelimit.autoconfigure.method;
 
 import java.time.Duration;
 
-import dev.ratelimit.method.MethodRateLimitInterceptor;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -17,10 +15,10 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 public class RateLimitRetryProperties {
 
 	/**
-	 * Longest retry time the next attempt of a refused call waits for; a longer one is not waited for, and
-	 * RateLimitRetryPredicate does not retry it. Zero retries without waiting.
+	 * Longest retry time that Spring's @Retryable waits for before it retries a call the limits refused; a refusal
+	 * with a longer one is retried without waiting, or not at all with RateLimitRetryPredicate.
 	 */
-	private Duration maxWait = MethodRateLimitInterceptor.DEFAULT_RETRY_MAX_WAIT;
+	private Duration maxWait = Duration.ofSeconds(5);
 
 	public Duration getMaxWait() {
 		return this.maxWait;
@@ -38,8 +36,7 @@ public class RateLimitRetryProperties {
 	public Duration checkedMaxWait() {
 		if (this.maxWait.isNegative()) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.retry.max-wait", this.maxWait,
-					"Use a duration of zero or more such as 5s (zero retries a refused call without waiting for its "
-							+ "retry time).");
+					"Use a duration of zero or more such as 5s (zero waits for no retry time).");
 		}
 		return this.maxWait;
 	}
