@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.ratelimit.RateLimitExceededException;
@@ -37,9 +38,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Spring Framework 7's own {@code @Retryable} on a {@code @RateLimited} method, against a real Redis: an attempt the
  * limit refused is retried at the refusal's retry time and not before (one refusal, then the attempt that the next
- * window allows: no attempt wasted in between), the thread waiting for a plain method and a timer for a {@code Mono};
- * with {@link RateLimitRetryPredicate}, a retry time longer than {@code ratelimit.retry.max-wait} is not retried at
- * all. The retry's own delay (10 ms) is far shorter than the retry times (up to the 2 s window).
+ * window allows: no attempt wasted in between), the thread waiting for a plain method and a timer for a {@code Mono}
+ * or a {@code Flux}; a retry time longer than {@code ratelimit.retry.max-wait} is not waited for, and with
+ * {@link RateLimitRetryPredicate} not retried at all. The retry's own delay (10 ms) is far shorter than the retry times (up to the 2 s window).
  */
 class RateLimitedRetryAfterTests {
 
@@ -105,6 +106,34 @@ class RateLimitedRetryAfterTests {
 	}
 
 	@Test
+	void aRefusedFluxIsResubscribedAtItsRetryTime() {
+		try (ConfigurableApplicationContext context = run(Map.of())) {
+			Partner partner = context.getBean(Partner.class);
+			Refusals refusals = context.getBean(Refusals.class);
+			assertThat(partner.fetchAll("dave").collectList().block(Duration.ofSeconds(5))).containsExactly("dave", "dave");
+			long called = System.nanoTime();
+			assertThat(partner.fetchAll("dave").collectList().block(Duration.ofSeconds(5))).containsExactly("dave", "dave");
+			assertThat(refusals.retryAfters()).hasSize(1);
+			assertThat(partner.attempts()).hasSize(2);
+			assertThat(partner.attempts().get(1)).isGreaterThanOrEqualTo(called + refusals.retryAfters().get(0).toNanos());
+		}
+	}
+
+	@Test
+	void withoutThePredicateARetryTimeLongerThanTheBoundIsNotWaitedFor() {
+		try (ConfigurableApplicationContext context = run(Map.of("ratelimit.retry.max-wait", "200ms"))) {
+			Partner partner = context.getBean(Partner.class);
+			Refusals refusals = context.getBean(Refusals.class);
+			assertThat(partner.fetchAnyway("erin")).isEqualTo("fetched anyway for erin");
+			// every attempt decided after Spring's 10 ms alone, all within the window, all refused
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> partner.fetchAnyway("erin"));
+			assertThat(refusals.retryAfters()).hasSize(3)
+				.allSatisfy((retryAfter) -> assertThat(retryAfter).isGreaterThan(Duration.ofMillis(200)));
+			assertThat(partner.attempts()).hasSize(1);
+		}
+	}
+
+	@Test
 	void aNegativeBoundStopsTheApplication() {
 		assertThatException().isThrownBy(() -> run(Map.of("ratelimit.retry.max-wait", "-1s")))
 			.havingRootCause()
@@ -164,6 +193,22 @@ class RateLimitedRetryAfterTests {
 				this.attempts.add(System.nanoTime());
 				return "fetched later for " + user;
 			});
+		}
+
+		@Retryable(maxRetries = 3, delay = 10, predicate = RateLimitRetryPredicate.class)
+		@RateLimited(name = "partner-fetch-all", limit = 1, window = "2s", key = "#user")
+		public Flux<String> fetchAll(String user) {
+			return Flux.defer(() -> {
+				this.attempts.add(System.nanoTime());
+				return Flux.just(user, user);
+			});
+		}
+
+		@Retryable(maxRetries = 2, delay = 10)
+		@RateLimited(name = "partner-fetch-anyway", limit = 1, window = "2s", key = "#user")
+		public String fetchAnyway(String user) {
+			this.attempts.add(System.nanoTime());
+			return "fetched anyway for " + user;
 		}
 
 		/** When each attempt the limit allowed ran, in {@link System#nanoTime()}. */
