@@ -1,6 +1,7 @@
 package dev.ratelimit.method;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -43,7 +44,9 @@ import org.springframework.util.function.SingletonSupplier;
  * Applies the {@link dev.ratelimit.RateLimited} annotations of a bean method around its calls, on the same
  * {@link RateLimitFlow} as every web entry point: a call the limits allow goes on; a refused one throws
  * {@link RateLimitExceededException}, or calls the method's fallback. A method returning a
- * {@code CompletionStage}, {@code Mono} or {@code Flux} is decided without blocking the caller.
+ * {@code CompletionStage}, {@code Mono} or {@code Flux} is decided without blocking the caller. Inside Spring
+ * Framework's {@code @Retryable}, the attempt after a refusal is decided not before the refusal's retry time (up to
+ * {@linkplain #setRetryMaxWait a bound}).
  *
  * @since 0.1.0
  */
@@ -60,6 +63,15 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 	private final Supplier<Executor> executor;
 
 	private final @Nullable BeanFactory beanFactory;
+
+	private volatile Duration retryMaxWait = DEFAULT_RETRY_MAX_WAIT;
+
+	/**
+	 * The longest retry time the next attempt of a refused call waits for, unless
+	 * {@linkplain #setRetryMaxWait set}.
+	 * @since 0.1.0
+	 */
+	public static final Duration DEFAULT_RETRY_MAX_WAIT = Duration.ofSeconds(5);
 
 	private static final Log logger = LogFactory.getLog(MethodRateLimitInterceptor.class);
 
@@ -109,6 +121,32 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 	 */
 	void check(Method method, Class<?> targetClass) {
 		limited(method, targetClass);
+	}
+
+	/**
+	 * Sets the longest retry time that the next attempt of a refused call waits for: when Spring Framework's
+	 * {@code @Retryable} retries a call its limits refused, the attempt is decided once the refusal's retry time has
+	 * come, if that time is at most this long, else at once; {@link RateLimitRetryPredicate} does not retry such a
+	 * refusal at all.
+	 * @param retryMaxWait the bound, zero or more ({@link #DEFAULT_RETRY_MAX_WAIT} unless set)
+	 * @throws IllegalArgumentException when it is negative
+	 * @since 0.1.0
+	 */
+	public void setRetryMaxWait(Duration retryMaxWait) {
+		if (retryMaxWait.isNegative()) {
+			throw new IllegalArgumentException("The longest wait for a retry time (ratelimit.retry.max-wait) must be "
+					+ "zero or more, not " + retryMaxWait + "; zero waits for no retry time");
+		}
+		this.retryMaxWait = retryMaxWait;
+	}
+
+	/**
+	 * Returns the longest retry time that the next attempt of a refused call waits for.
+	 * @return the bound set, or {@link #DEFAULT_RETRY_MAX_WAIT}
+	 * @since 0.1.0
+	 */
+	public Duration getRetryMaxWait() {
+		return this.retryMaxWait;
 	}
 
 	private LimitedMethod limited(Method method, Class<?> targetClass) {
@@ -172,6 +210,8 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 
 		/** Decides the call on the caller's thread, then calls the method, its fallback, or throws. */
 		@Nullable Object blocking() throws Throwable {
+			// a retry of a refused call (Spring's @Retryable) is decided at the refusal's retry time, not before
+			RetryTimes.await(this.invocation);
 			MethodExchange exchange = exchange(true);
 			boolean allowed;
 			try {
@@ -355,6 +395,11 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 		@Nullable Object refused(MethodExchange exchange, boolean inOwnFallback) throws Throwable {
 			RuntimeException refusal = refusal(exchange);
 			Fallbacks.Fallback fallback = this.limited.fallback();
+			if (refusal instanceof RateLimitExceededException exceeded) {
+				// what a retry of the invocation waits for (a fallback's answer is never retried)
+				RetryTimes.refused(this.invocation, exceeded.getRetryAfter(),
+						MethodRateLimitInterceptor.this.retryMaxWait);
+			}
 			if (fallback == null || this.inOwnFallback || inOwnFallback
 					|| !(refusal instanceof RateLimitExceededException exceeded)) {
 				throw refusal;
@@ -369,6 +414,14 @@ public final class MethodRateLimitInterceptor implements MethodInterceptor {
 					running.remove(this.limited);
 				}
 			}
+		}
+
+		/**
+		 * Returns how long this subscription must wait before it is decided: a resubscription after a refusal (the
+		 * retry of Spring's {@code @Retryable}) waits until the refusal's retry time.
+		 */
+		long nanosToRetryTime() {
+			return RetryTimes.nanosToWait(this.invocation);
 		}
 
 		/** The method called, which names the Reactor context's mark of a publisher its fallback returned. */

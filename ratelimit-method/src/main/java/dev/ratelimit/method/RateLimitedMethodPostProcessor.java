@@ -2,6 +2,7 @@ package dev.ratelimit.method;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -59,6 +60,17 @@ public class RateLimitedMethodPostProcessor extends AbstractBeanFactoryAwareAdvi
 		this.advisor = new DefaultPointcutAdvisor(new LimitedMethods(), interceptor);
 		// before @Transactional and the like: a refused call opens nothing
 		setBeforeExistingAdvisors(true);
+	}
+
+	/**
+	 * Returns the longest retry time that the next attempt of a refused call waits for, which
+	 * {@link RateLimitRetryPredicate} reads.
+	 * @return the bound of the interceptor the post-processor applies
+	 * @see MethodRateLimitInterceptor#setRetryMaxWait
+	 * @since 0.1.0
+	 */
+	public Duration getRetryMaxWait() {
+		return this.interceptor.getRetryMaxWait();
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.ratelimit.method;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.reactivestreams.Publisher;
@@ -35,22 +36,37 @@ final class ReactiveCalls {
 	}
 
 	static Mono<Object> mono(MethodRateLimitInterceptor.Call call) {
-		return Mono.deferContextual((context) -> {
+		return afterRetryTime(call, Mono.deferContextual((context) -> {
 			MethodExchange exchange = exchange(call, context);
 			AtomicReference<@Nullable Object> value = new AtomicReference<>();
 			return Mono.fromFuture(call.decide(exchange), true)
 				.flatMap((allowed) -> Mono.from(publisher(call, exchange, allowed, context)))
 				.doOnNext(value::set)
 				.doFinally((signal) -> call.settle(exchange, value.get(), signal == SignalType.ON_COMPLETE));
-		});
+		}));
 	}
 
 	static Flux<Object> flux(MethodRateLimitInterceptor.Call call) {
-		return Flux.deferContextual((context) -> {
+		Flux<Object> decided = Flux.deferContextual((context) -> {
 			MethodExchange exchange = exchange(call, context);
 			return Mono.fromFuture(call.decide(exchange), true)
 				.flatMapMany((allowed) -> publisher(call, exchange, allowed, context))
 				.doFinally((signal) -> call.settle(exchange, null, signal == SignalType.ON_COMPLETE));
+		});
+		return Flux.defer(() -> {
+			long wait = call.nanosToRetryTime();
+			return (wait > 0) ? Mono.delay(Duration.ofNanos(wait)).thenMany(decided) : decided;
+		});
+	}
+
+	/**
+	 * Decides a subscription once the retry time of the last refusal has come: a resubscription by Spring's
+	 * {@code @Retryable} after a refusal waits on a timer, no thread held.
+	 */
+	private static Mono<Object> afterRetryTime(MethodRateLimitInterceptor.Call call, Mono<Object> decided) {
+		return Mono.defer(() -> {
+			long wait = call.nanosToRetryTime();
+			return (wait > 0) ? Mono.delay(Duration.ofNanos(wait)).then(decided) : decided;
 		});
 	}
 

@@ -24,6 +24,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -51,6 +52,10 @@ public final class RateLimitMethodAutoConfiguration {
 			BeanFactory beanFactory) {
 		MethodRateLimitInterceptor interceptor = new MethodRateLimitInterceptor(rules::getObject, flow::getObject,
 				currentRequests(currentRequest), reactiveRequest::getIfUnique, () -> executor(beanFactory), beanFactory);
+		// bound here, as the post-processor is created before the beans of configuration properties
+		interceptor.setRetryMaxWait(Binder.get(environment)
+			.bindOrCreate("ratelimit.retry", RateLimitRetryProperties.class)
+			.checkedMaxWait());
 		RateLimitedMethodPostProcessor postProcessor = new RateLimitedMethodPostProcessor(interceptor);
 		// class-based proxies unless the application asks for interface-based ones, as Spring Boot's own do
 		postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
