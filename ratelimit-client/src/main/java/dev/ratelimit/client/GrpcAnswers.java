@@ -11,6 +11,7 @@ import io.grpc.Status;
 import io.grpc.protobuf.StatusProto;
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimiterUnavailableException;
 
@@ -73,12 +74,15 @@ final class GrpcAnswers {
 	 * the description names the budget
 	 */
 	static io.grpc.StatusException refusal(Throwable failure, String partner) {
-		String budget = "ratelimit.clients." + partner + ": ";
+		String budget = "ratelimit.clients." + partner;
 		if (failure instanceof RateLimitExceededException exceeded) {
 			Duration wait = exceeded.getRetryAfter();
+			RateLimit limit = exceeded.getRefusals().get(0).limit();
 			com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
 				.setCode(Code.RESOURCE_EXHAUSTED.getNumber())
-				.setMessage(budget + exceeded.getMessage() + " The call was not sent.")
+				.setMessage("Rate limit '" + partner + "' of " + limit.limit() + " per " + limit.windowLabel()
+						+ " exceeded (" + budget + "); the call was not sent, retry after " + ceilSeconds(wait)
+						+ " seconds.")
 				.addDetails(Any.pack(RetryInfo.newBuilder()
 					.setRetryDelay(com.google.protobuf.Duration.newBuilder()
 						.setSeconds(wait.getSeconds())
@@ -90,7 +94,7 @@ final class GrpcAnswers {
 			return StatusProto.toStatusException(status, trailers);
 		}
 		Status status = (failure instanceof RateLimiterUnavailableException) ? Status.UNAVAILABLE : Status.INTERNAL;
-		return status.withDescription(budget + failure.getMessage()).withCause(failure).asException();
+		return status.withDescription(budget + ": " + failure.getMessage()).withCause(failure).asException();
 	}
 
 	private static long ceilSeconds(Duration wait) {
