@@ -17,7 +17,7 @@ record GrpcChannelPattern(String name) implements CallPattern {
 		String name = spelling.strip();
 		if (name.isEmpty()) {
 			throw new IllegalArgumentException("give the name of a channel, as Spring gRPC names it (the name of "
-					+ "spring.grpc.client.channels.<name>, or the target passed to GrpcChannelFactory.createChannel)");
+					+ "spring.grpc.client.channel.<name>, or the target passed to GrpcChannelFactory.createChannel)");
 		}
 		return new GrpcChannelPattern(name);
 	}

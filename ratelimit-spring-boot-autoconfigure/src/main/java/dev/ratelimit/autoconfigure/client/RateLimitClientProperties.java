@@ -80,7 +80,7 @@ public class RateLimitClientProperties {
 
 		/**
 		 * The gRPC channels whose every call the limit covers, by the name Spring gRPC's channel factory gives them
-		 * (spring.grpc.client.channels.<name>).
+		 * (spring.grpc.client.channel.<name>).
 		 */
 		private List<String> grpcChannels = new ArrayList<>();
 
