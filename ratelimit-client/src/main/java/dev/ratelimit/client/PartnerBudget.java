@@ -81,6 +81,14 @@ final class PartnerBudget {
 	}
 
 	/**
+	 * Returns whether the partner's answers block the budget ({@code learn-from-responses}).
+	 * @return {@code true} when they do
+	 */
+	boolean learns() {
+		return this.learn;
+	}
+
+	/**
 	 * Returns the rule that decides the partner's calls.
 	 * @return the rule
 	 */

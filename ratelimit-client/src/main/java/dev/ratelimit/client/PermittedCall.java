@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import io.grpc.Attributes;
 import io.grpc.ClientCall;
+import io.grpc.Context;
 import io.grpc.ForwardingClientCallListener;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -43,6 +44,9 @@ final class PermittedCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
 	private @Nullable ClientCall<ReqT, RespT> started;
 
+	/** The caller's listener, once the caller started the call. */
+	private @Nullable Listener<RespT> listener;
+
 	private boolean closed;
 
 	PermittedCall(PartnerBudget budget, GrpcMethod call, Supplier<ClientCall<ReqT, RespT>> newCall,
@@ -55,7 +59,12 @@ final class PermittedCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
 	@Override
 	public void start(Listener<RespT> listener, Metadata headers) {
-		this.budget.takeAsync(this.call).whenComplete((permit, failure) -> {
+		synchronized (this.lock) {
+			this.listener = listener;
+		}
+		// the call starts on another thread: in the caller's context (its deadline, its cancellation)
+		Context context = Context.current();
+		this.budget.takeAsync(this.call).whenComplete((permit, failure) -> context.run(() -> {
 			if (failure != null) {
 				refuse(listener, (failure instanceof CompletionException && failure.getCause() != null)
 						? failure.getCause() : failure);
@@ -63,7 +72,7 @@ final class PermittedCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 			else {
 				begin(listener, headers);
 			}
-		});
+		}));
 	}
 
 	private void begin(Listener<RespT> listener, Metadata headers) {
@@ -118,13 +127,24 @@ final class PermittedCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
 	@Override
 	public void cancel(@Nullable String message, @Nullable Throwable cause) {
+		Listener<RespT> waiting = null;
 		synchronized (this.lock) {
-			if (this.started == null && !this.closed) {
-				// waiting for its permit: the caller's cancel ends it here (gRPC closes a cancelled call's listener)
+			if (this.started == null) {
+				if (this.closed) {
+					return;
+				}
+				// waiting for its permit: the call ends here, its listener closed as gRPC closes a cancelled call's
 				this.closed = true;
 				this.pending = null;
-				return;
+				waiting = this.listener;
 			}
+		}
+		if (waiting != null) {
+			Listener<RespT> closing = waiting;
+			Status cancelled = Status.CANCELLED.withDescription((message != null) ? message : "Call cancelled")
+				.withCause(cause);
+			this.callbacks.execute(() -> closing.onClose(cancelled, new Metadata()));
+			return;
 		}
 		onCall((call) -> call.cancel(message, cause));
 	}
@@ -171,7 +191,7 @@ final class PermittedCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
 		@Override
 		public void onClose(Status status, Metadata trailers) {
-			Duration wait = GrpcAnswers.waitAskedFor(status, trailers);
+			Duration wait = PermittedCall.this.budget.learns() ? GrpcAnswers.waitAskedFor(status, trailers) : null;
 			if (wait == null) {
 				super.onClose(status, trailers);
 				return;

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +20,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.rpc.RetryInfo;
 import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -95,6 +97,9 @@ class RateLimitGrpcClientsTests {
 		// every call of the channel named learning
 		client(properties, "learning", "100", "1m", "0s", "fixed-window");
 		properties.put("ratelimit.clients.learning.grpc-channels", "learning");
+		// one a minute, a call waiting up to 2 minutes for its permit
+		client(properties, "patient", "1", "1m", "2m", "gcra");
+		properties.put("ratelimit.clients.patient.grpc-services", "test.Partner/Later");
 		first = start(properties);
 		second = start(properties);
 	}
@@ -175,6 +180,32 @@ class RateLimitGrpcClientsTests {
 			.counter().count() + second.getBean(MeterRegistry.class).get("ratelimit.client.waits")
 			.tag("client", "waiting").counter().count();
 		assertThat(waits).isGreaterThanOrEqualTo(4);
+	}
+
+	@Test
+	void aCallCancelledWhileItWaitsForItsPermitEndsCancelledWithoutLeaving() throws Exception {
+		ManagedChannel channel = channel(first, "partner");
+		assertThat(callBlocking(channel, TestPartner.LATER).status().isOk()).isTrue();
+		ClientCall<String, String> call = channel.newCall(TestPartner.LATER, CallOptions.DEFAULT);
+		CompletableFuture<Status> closed = new CompletableFuture<>();
+		call.start(new ClientCall.Listener<>() {
+
+			@Override
+			public void onClose(Status status, Metadata trailers) {
+				closed.complete(status);
+			}
+
+		}, new Metadata());
+		call.request(1);
+		call.sendMessage("item");
+		call.halfClose();
+		// its permit comes in a minute: it waits on a timer
+		MeterRegistry meters = first.getBean(MeterRegistry.class);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> meters.find("ratelimit.client.waits").tag("client", "patient").counter() != null);
+		call.cancel("no longer needed", null);
+		assertThat(closed.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
+		assertThat(partner.arrivals("Later")).hasSize(1);
 	}
 
 	@Test

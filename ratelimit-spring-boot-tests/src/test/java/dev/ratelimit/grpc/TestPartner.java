@@ -17,8 +17,8 @@ import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ServerCalls;
 
 /**
- * A partner's gRPC service written by hand, {@code test.Partner} with the unary methods {@code Get}, {@code Wait}
- * and {@code Refuse}: each records when a call arrives and answers {@code ok}; {@code Refuse} answers once with
+ * A partner's gRPC service written by hand, {@code test.Partner} with the unary methods {@code Get}, {@code Wait},
+ * {@code Refuse} and {@code Later}: each records when a call arrives and answers {@code ok}; {@code Refuse} answers once with
  * {@code RESOURCE_EXHAUSTED} and a {@code google.rpc.RetryInfo} when told to ({@link #refuseNext}), as a partner over
  * its limit does.
  */
@@ -29,6 +29,8 @@ class TestPartner implements BindableService {
 	static final MethodDescriptor<String, String> WAIT = method("Wait");
 
 	static final MethodDescriptor<String, String> REFUSE = method("Refuse");
+
+	static final MethodDescriptor<String, String> LATER = method("Later");
 
 	private final Map<String, List<Long>> arrivals = new ConcurrentHashMap<>();
 
@@ -63,7 +65,7 @@ class TestPartner implements BindableService {
 	@Override
 	public ServerServiceDefinition bindService() {
 		ServerServiceDefinition.Builder service = ServerServiceDefinition.builder("test.Partner");
-		for (MethodDescriptor<String, String> method : List.of(GET, WAIT, REFUSE)) {
+		for (MethodDescriptor<String, String> method : List.of(GET, WAIT, REFUSE, LATER)) {
 			service.addMethod(method, ServerCalls.asyncUnaryCall((request, response) -> {
 				this.arrivals.computeIfAbsent(method.getBareMethodName(), (name) -> new CopyOnWriteArrayList<>())
 					.add(System.nanoTime());
