@@ -16,19 +16,19 @@ final class ClientExchange extends DetachedCall {
 
 	private final String partner;
 
-	private final PartnerUrl url;
+	private final PartnerCall call;
 
 	private final boolean mayBlock;
 
-	ClientExchange(String partner, PartnerUrl url, boolean mayBlock) {
+	ClientExchange(String partner, PartnerCall call, boolean mayBlock) {
 		this.partner = partner;
-		this.url = url;
+		this.call = call;
 		this.mayBlock = mayBlock;
 	}
 
 	@Override
 	public String describe() {
-		return "call to " + this.url;
+		return this.call.describe();
 	}
 
 	/**

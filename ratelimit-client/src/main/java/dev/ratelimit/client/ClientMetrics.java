@@ -18,7 +18,7 @@ interface ClientMetrics {
 		}
 
 		@Override
-		public void partnerRefused(String client, int status) {
+		public void partnerRefused(String client, String status) {
 		}
 
 	};
@@ -38,8 +38,8 @@ interface ClientMetrics {
 	/**
 	 * Counts an answer of the partner that blocked the budget.
 	 * @param client the partner's name
-	 * @param status the answer's status
+	 * @param status the answer's status: an HTTP status code, or a gRPC status's name
 	 */
-	void partnerRefused(String client, int status);
+	void partnerRefused(String client, String status);
 
 }

@@ -42,9 +42,9 @@ final class MicrometerClientMetrics implements ClientMetrics {
 	}
 
 	@Override
-	public void partnerRefused(String client, int status) {
+	public void partnerRefused(String client, String status) {
 		Counter.builder(PARTNER_REFUSALS).description("Answers of a partner that blocked its budget")
-			.tag("client", client).tag("status", Integer.toString(status)).register(this.registry).increment();
+			.tag("client", client).tag("status", status).register(this.registry).increment();
 	}
 
 }

@@ -3,13 +3,13 @@ package dev.ratelimit.client;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.http.HttpHeaders;
 import dev.ratelimit.BlockingRateLimiter;
@@ -34,7 +34,7 @@ final class PartnerBudget {
 
 	private final String name;
 
-	private final List<UrlPattern> urls;
+	private final List<CallPattern> calls;
 
 	private final RateLimitRule rule;
 
@@ -56,10 +56,10 @@ final class PartnerBudget {
 
 	private final String budgetId;
 
-	PartnerBudget(String name, List<UrlPattern> urls, RateLimitRule rule, Duration maxWait, boolean learn,
+	PartnerBudget(String name, List<CallPattern> calls, RateLimitRule rule, Duration maxWait, boolean learn,
 			Duration maxLearnedBlock, RateLimitFlow flow, RateLimiter limiter, ClientMetrics metrics, Clock clock) {
 		this.name = name;
-		this.urls = List.copyOf(urls);
+		this.calls = List.copyOf(calls);
 		this.rule = rule;
 		this.rules = List.of(rule);
 		this.maxWaitNanos = maxWait.toNanos();
@@ -81,6 +81,14 @@ final class PartnerBudget {
 	}
 
 	/**
+	 * Returns whether the partner's answers block the budget ({@code learn-from-responses}).
+	 * @return {@code true} when they do
+	 */
+	boolean learns() {
+		return this.learn;
+	}
+
+	/**
 	 * Returns the rule that decides the partner's calls.
 	 * @return the rule
 	 */
@@ -90,12 +98,12 @@ final class PartnerBudget {
 
 	/**
 	 * Returns whether the budget covers a call.
-	 * @param url the call's URL, normalised
-	 * @return {@code true} when one of its URL patterns matches
+	 * @param call the call's URL or gRPC method, normalised
+	 * @return {@code true} when one of its patterns matches
 	 */
-	boolean covers(PartnerUrl url) {
-		for (UrlPattern pattern : this.urls) {
-			if (pattern.matches(url)) {
+	boolean covers(PartnerCall call) {
+		for (CallPattern pattern : this.calls) {
+			if (pattern.matches(call)) {
 				return true;
 			}
 		}
@@ -105,15 +113,15 @@ final class PartnerBudget {
 	/**
 	 * Takes a permit for a call, waiting for one up to {@code max-wait} (the thread sleeps for the wait Redis tells,
 	 * no polling).
-	 * @param url the call's URL, normalised
+	 * @param call the call, normalised
 	 * @throws RateLimitExceededException when no permit comes within {@code max-wait}
 	 * @throws RateLimiterUnavailableException when no decision can be reached under {@code fail-closed}
 	 */
-	void take(PartnerUrl url) {
+	void take(PartnerCall call) {
 		long deadline = System.nanoTime() + this.maxWaitNanos;
 		boolean waited = false;
 		while (true) {
-			ClientExchange exchange = new ClientExchange(this.name, url, true);
+			ClientExchange exchange = new ClientExchange(this.name, call, true);
 			if (this.flow.apply(exchange, this.rules).join()) {
 				return;
 			}
@@ -135,30 +143,30 @@ final class PartnerBudget {
 
 	/**
 	 * Takes a permit for a call as {@link #take} does, without holding a thread while Redis answers or while it
-	 * waits.
-	 * @param url the call's URL, normalised
+	 * waits (a timer asks again).
+	 * @param call the call, normalised
 	 * @return completes when the permit is taken; fails as {@link #take} throws
 	 */
-	Mono<Void> takeAsync(PartnerUrl url) {
-		return Mono.defer(() -> attempt(url, System.nanoTime() + this.maxWaitNanos, false));
+	CompletableFuture<Void> takeAsync(PartnerCall call) {
+		return attempt(call, System.nanoTime() + this.maxWaitNanos, false);
 	}
 
-	private Mono<Void> attempt(PartnerUrl url, long deadline, boolean waited) {
-		ClientExchange exchange = new ClientExchange(this.name, url, false);
+	private CompletableFuture<Void> attempt(PartnerCall call, long deadline, boolean waited) {
+		ClientExchange exchange = new ClientExchange(this.name, call, false);
 		// the decision may complete on Redis's I/O thread, which every other decision waits on: go on elsewhere
-		return Mono.fromFuture(() -> this.flow.apply(exchange, this.rules), true)
-			.publishOn(Schedulers.parallel())
-			.flatMap((allowed) -> {
-				if (allowed) {
-					return Mono.empty();
-				}
-				RateLimitRejection rejection = exchange.rejection();
-				Duration wait = waitFor(rejection, deadline, waited);
-				if (wait == null) {
-					return Mono.error(refusal(rejection, exchange));
-				}
-				return Mono.delay(wait).then(Mono.defer(() -> attempt(url, deadline, true)));
-			});
+		return this.flow.apply(exchange, this.rules).thenComposeAsync((allowed) -> {
+			if (allowed) {
+				return CompletableFuture.completedFuture(null);
+			}
+			RateLimitRejection rejection = exchange.rejection();
+			Duration wait = waitFor(rejection, deadline, waited);
+			if (wait == null) {
+				return CompletableFuture.failedFuture(refusal(rejection, exchange));
+			}
+			Executor later = CompletableFuture.delayedExecutor(wait.toNanos(), TimeUnit.NANOSECONDS);
+			return CompletableFuture.runAsync(() -> {
+			}, later).thenCompose((ignored) -> attempt(call, deadline, true));
+		});
 	}
 
 	/**
@@ -209,31 +217,33 @@ final class PartnerBudget {
 	 * @param headers its headers
 	 */
 	void learn(int status, HttpHeaders headers) {
-		Duration wait = waitAskedFor(status, headers);
-		if (wait != null) {
+		learned(Integer.toString(status), waitAskedFor(status, headers));
+	}
+
+	/**
+	 * Learns what a partner's answer asked for, read by the caller ({@link #learn} for HTTP, the gRPC client
+	 * interceptor for a {@code RESOURCE_EXHAUSTED} with {@code RetryInfo}): the budget is blocked on every instance for
+	 * that long, at most {@code max-learned-block}, unless the budget learns nothing. Failures are logged.
+	 * @param status the answer's status, for the metrics and the log: an HTTP status code or a gRPC status's name
+	 * @param wait how long the partner asks to be left alone, {@code null} when it asks for nothing
+	 */
+	void learned(String status, @Nullable Duration wait) {
+		if (this.learn && wait != null) {
 			block(status, wait);
 		}
 	}
 
 	/**
-	 * Learns from the partner's answer as {@link #learn} does, blocking the budget away from the caller's thread.
+	 * Returns how long an HTTP answer of the partner asks to be left alone, when the budget learns from answers.
 	 * @param status the answer's status
 	 * @param headers its headers
-	 * @return completes when the budget is blocked, at once when the answer asks for nothing
+	 * @return the wait, {@code null} when it asks for none or the budget learns nothing
 	 */
-	Mono<Void> learnAsync(int status, HttpHeaders headers) {
-		Duration wait = waitAskedFor(status, headers);
-		if (wait == null) {
-			return Mono.empty();
-		}
-		return Mono.<Void>fromRunnable(() -> block(status, wait)).subscribeOn(Schedulers.boundedElastic());
-	}
-
-	private @Nullable Duration waitAskedFor(int status, HttpHeaders headers) {
+	@Nullable Duration waitAskedFor(int status, HttpHeaders headers) {
 		return this.learn ? PartnerAnswers.waitAskedFor(status, headers, this.clock.instant()) : null;
 	}
 
-	private void block(int status, Duration wait) {
+	private void block(String status, Duration wait) {
 		this.metrics.partnerRefused(this.name, status);
 		Duration length = wait;
 		if (wait.compareTo(this.maxLearnedBlock) > 0) {

@@ -15,8 +15,8 @@ import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
 
 /**
  * The budgets of the partners this application calls, in the order of {@code ratelimit.clients.*}: a call is
- * charged to the first that covers its URL. The {@link RateLimitClientHttpRequestInterceptor} and the
- * {@link RateLimitExchangeFilterFunction} take their permits from them.
+ * charged to the first that covers its URL or gRPC method. The {@link RateLimitClientHttpRequestInterceptor}, the
+ * {@link RateLimitExchangeFilterFunction} and the {@link RateLimitClientInterceptor} take their permits from them.
  *
  * @since 0.1.0
  */
@@ -33,12 +33,12 @@ public final class PartnerBudgets {
 
 	/**
 	 * Returns the budget of a call.
-	 * @param url the call's URL, normalised once ({@link PartnerUrl#of})
+	 * @param call the call's URL ({@link PartnerUrl#of}) or gRPC method, normalised once
 	 * @return the first budget that covers it, or {@code null}
 	 */
-	@Nullable PartnerBudget find(PartnerUrl url) {
+	@Nullable PartnerBudget find(PartnerCall call) {
 		for (PartnerBudget budget : this.budgets) {
-			if (budget.covers(url)) {
+			if (budget.covers(call)) {
 				return budget;
 			}
 		}
@@ -97,18 +97,9 @@ public final class PartnerBudgets {
 		}
 
 		/**
-		 * Checks a URL pattern.
-		 * @param pattern the pattern, such as {@code https://api.partner.example/**}
-		 * @throws IllegalArgumentException saying what is wrong and how to write it
-		 */
-		public static void checkUrl(String pattern) {
-			UrlPattern.parse(pattern);
-		}
-
-		/**
 		 * Adds a partner.
 		 * @param name its name
-		 * @param urls the URL patterns of its calls, each valid ({@link #checkUrl})
+		 * @param calls the calls its budget covers, each pattern valid
 		 * @param rule the rule that decides its calls (its key is the partner's name)
 		 * @param maxWait how long a call may wait for a permit
 		 * @param learn whether its answers block the budget
@@ -116,13 +107,13 @@ public final class PartnerBudgets {
 		 * @return this builder
 		 * @throws dev.ratelimit.rules.InvalidRateLimitRuleException when a rule already has the partner's name
 		 */
-		public Builder add(String name, List<String> urls, RateLimitRule rule, Duration maxWait, boolean learn,
+		public Builder add(String name, PartnerCalls calls, RateLimitRule rule, Duration maxWait, boolean learn,
 				Duration maxLearnedBlock) {
 			// blocks by hand (the partner's Retry-After) need the rule's limiter to block keys
 			RateLimitRule limited = learn ? rule.toBuilder().block(BLOCKS).build() : rule;
 			// listed with the other rules: the endpoint reads and resets the budget (and blocks it, when it learns)
 			this.rules.registerAttached(limited);
-			this.partners.add(new Partner(name, urls.stream().map(UrlPattern::parse).toList(), limited, maxWait, learn,
+			this.partners.add(new Partner(name, calls.patterns(), limited, maxWait, learn,
 					maxLearnedBlock));
 			return this;
 		}
@@ -133,14 +124,14 @@ public final class PartnerBudgets {
 		 */
 		public PartnerBudgets build() {
 			return new PartnerBudgets(this.partners.stream()
-				.map((partner) -> new PartnerBudget(partner.name(), partner.urls(), partner.rule(), partner.maxWait(),
+				.map((partner) -> new PartnerBudget(partner.name(), partner.calls(), partner.rule(), partner.maxWait(),
 						partner.learn(), partner.maxLearnedBlock(), this.flow, this.rules.limiter(partner.rule()),
 						this.metrics, this.clock))
 				.toList());
 		}
 
 		/** A partner as it was added, its budget made once every setting of the builder is known. */
-		private record Partner(String name, List<UrlPattern> urls, RateLimitRule rule, Duration maxWait, boolean learn,
+		private record Partner(String name, List<CallPattern> calls, RateLimitRule rule, Duration maxWait, boolean learn,
 				Duration maxLearnedBlock) {
 		}
 

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * removed), {@code //} read as {@code /}, as servers read it. The query is left out. The patterns' hosts and paths
  * are normalised by the same methods.
  */
-final class PartnerUrl {
+final class PartnerUrl implements PartnerCall {
 
 	private final String scheme;
 
@@ -240,6 +240,11 @@ final class PartnerUrl {
 	 */
 	String path() {
 		return this.path;
+	}
+
+	@Override
+	public String describe() {
+		return "call to " + this;
 	}
 
 	/**

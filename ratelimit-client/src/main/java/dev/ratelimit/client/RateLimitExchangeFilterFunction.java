@@ -1,6 +1,11 @@
 package dev.ratelimit.client;
 
+import java.time.Duration;
+
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.http.HttpHeaders;
 
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -36,12 +41,22 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 		if (budget == null) {
 			return next.exchange(request);
 		}
-		return budget.takeAsync(url)
+		return Mono.fromFuture(() -> budget.takeAsync(url))
 			.then(Mono.defer(() -> next.exchange(request)))
-			.flatMap((response) -> budget.learnAsync(response.statusCode().value(), response.headers().asHttpHeaders())
+			.flatMap((response) -> learn(budget, response.statusCode().value(), response.headers().asHttpHeaders())
 				.thenReturn(response)
 				// cancelled while the budget is blocked: nobody will read the body, whose connection goes back
 				.doOnCancel(() -> response.releaseBody().subscribe()));
+	}
+
+	/** Blocks the budget for what the answer asks, away from the caller's thread; at once when it asks nothing. */
+	private static Mono<Void> learn(PartnerBudget budget, int status, HttpHeaders headers) {
+		Duration wait = budget.waitAskedFor(status, headers);
+		if (wait == null) {
+			return Mono.empty();
+		}
+		return Mono.<Void>fromRunnable(() -> budget.learned(Integer.toString(status), wait))
+			.subscribeOn(Schedulers.boundedElastic());
 	}
 
 }

@@ -12,7 +12,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * {@code https://api.partner.example/v2/**}. The query is never matched. Host and path are normalised as a call's
  * are ({@link PartnerUrl}), so that every spelling of a URL matches alike.
  */
-final class UrlPattern {
+final class UrlPattern implements CallPattern {
 
 	private static final int ANY_PORT = -1;
 
@@ -106,11 +106,14 @@ final class UrlPattern {
 	}
 
 	/**
-	 * Returns whether the pattern covers a call's URL.
-	 * @param url the call's URL, normalised as the pattern is
-	 * @return {@code true} when scheme, host, port and path match
+	 * Returns whether the pattern covers a call's URL: scheme, host, port and path match; never a gRPC call.
 	 */
-	boolean matches(PartnerUrl url) {
+	@Override
+	public boolean matches(PartnerCall call) {
+		return call instanceof PartnerUrl url && matches(url);
+	}
+
+	private boolean matches(PartnerUrl url) {
 		if (!this.scheme.equals(url.scheme())) {
 			return false;
 		}

@@ -6,7 +6,9 @@ import dev.ratelimit.autoconfigure.client.RateLimitClientAutoConfiguration;
 import dev.ratelimit.autoconfigure.method.RateLimitMethodAutoConfiguration;
 import dev.ratelimit.autoconfigure.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.autoconfigure.webmvc.RateLimitWebMvcAutoConfiguration;
+import dev.ratelimit.client.PartnerBudgets;
 import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
+import dev.ratelimit.client.RateLimitClientInterceptor;
 import dev.ratelimit.method.RateLimitedMethodPostProcessor;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
@@ -18,6 +20,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -77,6 +81,35 @@ class TechnologyModulesTests {
 				.doesNotHaveBean(RateLimitedMethodPostProcessor.class)
 				.doesNotHaveBean("rateLimitPartnerBudgets"));
 		assertThat(RateLimitClientHttpRequestInterceptor.class.getPackageName()).isEqualTo("dev.ratelimit.client");
+	}
+
+	@Test
+	void grpcChannelsGetThePartnersInterceptorWithSpringGrpcsClientOnly() {
+		WebApplicationContextRunner runner = new WebApplicationContextRunner().withConfiguration(ALL)
+			.withPropertyValues("ratelimit.clients.inventory.grpc-services=shop.Inventory/Get*",
+					"ratelimit.clients.inventory.limit=5", "ratelimit.clients.inventory.window=1s");
+		runner.run((context) -> assertThat(context).hasSingleBean(RateLimitClientInterceptor.class)
+			.hasBean("rateLimitGrpcChannelBuilderCustomizer"));
+		runner.withClassLoader(new FilteredClassLoader("org.springframework.grpc.client"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasBean("rateLimitPartnerBudgets")
+				.doesNotHaveBean(RateLimitClientInterceptor.class)
+				.doesNotHaveBean("rateLimitGrpcChannelBuilderCustomizer"));
+		// an interceptor of the application's own is the one added to the channels
+		runner.withUserConfiguration(OwnInterceptor.class)
+			.run((context) -> assertThat(context).hasSingleBean(RateLimitClientInterceptor.class)
+				.hasBean("ownInterceptor")
+				.hasBean("rateLimitGrpcChannelBuilderCustomizer"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnInterceptor {
+
+		@Bean
+		RateLimitClientInterceptor ownInterceptor(PartnerBudgets budgets) {
+			return new RateLimitClientInterceptor(budgets);
+		}
+
 	}
 
 }

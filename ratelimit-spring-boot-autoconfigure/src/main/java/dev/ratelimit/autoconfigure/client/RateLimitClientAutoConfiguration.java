@@ -6,17 +6,23 @@ import dev.ratelimit.autoconfigure.RateLimitProperties;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.client.RateLimitClientHttpRequestInterceptor;
 import dev.ratelimit.client.RateLimitExchangeFilterFunction;
 import dev.ratelimit.client.PartnerBudgets;
+import dev.ratelimit.client.PartnerCalls;
+import dev.ratelimit.client.RateLimitClientInterceptor;
 import dev.ratelimit.rules.InvalidRateLimitRuleException;
 import dev.ratelimit.rules.LimitDefinition;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.RateLimitRuleFactory;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import io.grpc.ClientInterceptor;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.protobuf.StatusProto;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,11 +37,13 @@ import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.grpc.client.GrpcChannelBuilderCustomizer;
 
 /**
  * Limits the calls this application makes to partners ({@code ratelimit.clients.*}): each partner's budget, shared
  * by every instance and decided on the same flow as the requests it serves, taken by every {@code RestClient},
- * {@code WebClient} and HTTP interface client built from Spring Boot's builders (through their customizers).
+ * {@code WebClient} and HTTP interface client built from Spring Boot's builders (through their customizers), and by
+ * every channel of Spring gRPC's channel factory (through a {@code GrpcChannelBuilderCustomizer}).
  *
  * @since 0.1.0
  */
@@ -64,19 +72,18 @@ public final class RateLimitClientAutoConfiguration {
 			RateLimitClientProperties.Client client) {
 		String property = "ratelimit.clients." + name;
 		List<String> urls = client.getUrls();
-		if (urls.isEmpty()) {
+		PartnerCalls calls = PartnerCalls.urls(urls)
+			.withGrpcServices(client.getGrpcServices())
+			.withGrpcChannels(client.getGrpcChannels());
+		if (calls.isEmpty()) {
 			throw new InvalidConfigurationPropertyValueException(property + ".urls", null,
-					"give the URLs of the partner's calls it limits, such as https://api.partner.example/**");
+					"give the URLs of the partner's calls it limits, such as https://api.partner.example/**, or its "
+							+ "gRPC services (" + property + ".grpc-services=shop.Inventory) or channels ("
+							+ property + ".grpc-channels)");
 		}
-		for (int i = 0; i < urls.size(); i++) {
-			try {
-				PartnerBudgets.Builder.checkUrl(urls.get(i));
-			}
-			catch (IllegalArgumentException ex) {
-				throw new InvalidConfigurationPropertyValueException(property + ".urls[" + i + "]", urls.get(i),
-						String.valueOf(ex.getMessage()));
-			}
-		}
+		check(property + ".urls", urls, PartnerCalls::checkUrl);
+		check(property + ".grpc-services", client.getGrpcServices(), PartnerCalls::checkGrpcService);
+		check(property + ".grpc-channels", client.getGrpcChannels(), PartnerCalls::checkGrpcChannel);
 		Duration maxWait = client.getMaxWait();
 		if (maxWait.isNegative()) {
 			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", maxWait,
@@ -96,18 +103,30 @@ public final class RateLimitClientAutoConfiguration {
 		RateLimitRule rule;
 		try {
 			rule = factory.forAttachment(name, limits, client.getAlgorithm(), 1,
-					property + " (calls to " + String.join(", ", urls) + ")");
+					property + " (calls to " + calls + ")");
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			String attribute = ex.getAttribute().equals("name") ? "" : "." + ex.getAttribute();
 			throw new InvalidConfigurationPropertyValueException(property + attribute, ex.getValue(), ex.getReason());
 		}
 		try {
-			budgets.add(name, urls, rule, maxWait, client.isLearnFromResponses(),
+			budgets.add(name, calls, rule, maxWait, client.isLearnFromResponses(),
 					(maxLearnedBlock.compareTo(RateLimit.MAX_WINDOW) > 0) ? RateLimit.MAX_WINDOW : maxLearnedBlock);
 		}
 		catch (InvalidRateLimitRuleException ex) {
 			throw new InvalidConfigurationPropertyValueException(property, name, ex.getReason());
+		}
+	}
+
+	private static void check(String property, List<String> values, Consumer<String> check) {
+		for (int i = 0; i < values.size(); i++) {
+			try {
+				check.accept(values.get(i));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + "[" + i + "]", values.get(i),
+						String.valueOf(ex.getMessage()));
+			}
 		}
 	}
 
@@ -148,6 +167,29 @@ public final class RateLimitClientAutoConfiguration {
 			return (builder) -> {
 				if (!budgets.isEmpty()) {
 					builder.requestInterceptor(interceptor);
+				}
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ GrpcChannelBuilderCustomizer.class, ClientInterceptor.class, StatusProto.class })
+	static class GrpcClientConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitClientInterceptor rateLimitClientInterceptor(PartnerBudgets budgets) {
+			return new RateLimitClientInterceptor(budgets);
+		}
+
+		// added last, so the outermost: a call takes its permit before the other interceptors run
+		@Bean
+		<B extends ManagedChannelBuilder<B>> GrpcChannelBuilderCustomizer<B> rateLimitGrpcChannelBuilderCustomizer(PartnerBudgets budgets,
+				RateLimitClientInterceptor interceptor) {
+			return (name, builder) -> {
+				if (!budgets.isEmpty()) {
+					builder.intercept(interceptor.forChannel(name));
 				}
 			};
 		}

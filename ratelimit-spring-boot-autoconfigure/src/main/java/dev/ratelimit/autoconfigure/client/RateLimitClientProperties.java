@@ -23,7 +23,8 @@ public class RateLimitClientProperties {
 
 	/**
 	 * The limits of partners this application calls, by name; each applies to the calls of the RestClient,
-	 * WebClient and HTTP interface clients built from Spring Boot's builders whose URLs it covers.
+	 * WebClient and HTTP interface clients built from Spring Boot's builders whose URLs it covers, and to the calls
+	 * of Spring gRPC's channels whose services or channels it names.
 	 */
 	private Map<String, Client> clients = new LinkedHashMap<>();
 
@@ -70,6 +71,18 @@ public class RateLimitClientProperties {
 		 * and a Spring path pattern; a host may start with *. for its subdomains).
 		 */
 		private List<String> urls = new ArrayList<>();
+
+		/**
+		 * The gRPC calls the limit covers: services or methods such as shop.Inventory, shop.Inventory/Get* or shop.*
+		 * (every service of a package), on the channels of Spring gRPC's channel factory.
+		 */
+		private List<String> grpcServices = new ArrayList<>();
+
+		/**
+		 * The gRPC channels whose every call the limit covers, by the name Spring gRPC's channel factory gives them
+		 * (spring.grpc.client.channel.<name>).
+		 */
+		private List<String> grpcChannels = new ArrayList<>();
 
 		/**
 		 * How long a call may wait for a permit before it fails with RateLimitExceededException; 0 fails at once.
@@ -134,6 +147,22 @@ public class RateLimitClientProperties {
 
 		public void setUrls(List<String> urls) {
 			this.urls = urls;
+		}
+
+		public List<String> getGrpcServices() {
+			return this.grpcServices;
+		}
+
+		public void setGrpcServices(List<String> grpcServices) {
+			this.grpcServices = grpcServices;
+		}
+
+		public List<String> getGrpcChannels() {
+			return this.grpcChannels;
+		}
+
+		public void setGrpcChannels(List<String> grpcChannels) {
+			this.grpcChannels = grpcChannels;
 		}
 
 		public Duration getMaxWait() {
