@@ -4,20 +4,23 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A chat model on 127.0.0.1 that speaks OpenAI's chat completions API ({@code POST /v1/chat/completions}, the JDK's HTTP
  * server on a port of its choosing): a blocking call gets one completion with its {@code usage}, a streamed one
  * ({@code "stream": true}) gets its text in three chunks as server-sent events, then, as
  * {@code stream_options.include_usage} asks, a last chunk without choices that carries the {@code usage}, then
- * {@code [DONE]}. Every answer has the {@code x-ratelimit-*} headers OpenAI sends. Each call uses the prompt and
+ * {@code [DONE]}. Every answer has the {@code x-ratelimit-*} headers OpenAI sends; a call the test arms it to refuse gets OpenAI's {@code 429}. Each call uses the prompt and
  * completion tokens the test set; the server adds up the tokens it reported, and fails the calls a test arms it to
  * fail with {@code 500}.
  */
@@ -34,6 +37,8 @@ final class ChatModelServer implements AutoCloseable {
 	private final AtomicInteger calls = new AtomicInteger();
 
 	private final AtomicInteger failNext = new AtomicInteger();
+
+	private final AtomicReference<@Nullable Map<String, String>> refuseNext = new AtomicReference<>();
 
 	private volatile int promptTokens = 30;
 
@@ -62,6 +67,15 @@ final class ChatModelServer implements AutoCloseable {
 		this.failNext.set(times);
 	}
 
+	/**
+	 * Refuses the next call with {@code 429}, as OpenAI does when a limit of the organisation is reached: its
+	 * {@code rate_limit_exceeded} error, and the headers given (such as {@code x-ratelimit-remaining-requests: 0} and
+	 * {@code x-ratelimit-reset-requests: 6m0s}).
+	 */
+	void refuseNext(Map<String, String> headers) {
+		this.refuseNext.set(headers);
+	}
+
 	/** The tokens (total) reported to every call so far. */
 	long reportedTokens() {
 		return this.reportedTokens.get();
@@ -77,6 +91,14 @@ final class ChatModelServer implements AutoCloseable {
 		this.calls.incrementAndGet();
 		if (!exchange.getRequestURI().getPath().endsWith("/chat/completions")) {
 			send(exchange, 404, "application/json", "{\"error\":{\"message\":\"not found\"}}");
+			return;
+		}
+		Map<String, String> refusal = this.refuseNext.getAndSet(null);
+		if (refusal != null) {
+			refusal.forEach(exchange.getResponseHeaders()::set);
+			send(exchange, 429, "application/json", "{\"error\":{\"message\":\"Rate limit reached for gpt-test on "
+					+ "requests per min (RPM): Limit 5000, Used 5000, Requested 1.\",\"type\":\"requests\","
+					+ "\"param\":null,\"code\":\"rate_limit_exceeded\"}}");
 			return;
 		}
 		if (this.failNext.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {

@@ -26,6 +26,7 @@ import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -63,6 +64,8 @@ class RateLimitAdvisorTests {
 		properties.put("spring.ai.openai.base-url", model.baseUrl());
 		properties.put("spring.ai.openai.max-retries", "0");
 		properties.put("spring.ai.openai.chat.model", "gpt-test");
+		// a provider's hold never outlasts the test's patience
+		properties.put("ratelimit.ai.provider-limits.max-hold", "3s");
 		// a user's tokens per day, the user a parameter of the advisor context
 		properties.put("ratelimit.ai.rules.daily.limit", "1000000");
 		properties.put("ratelimit.ai.rules.daily.period", "day");
@@ -108,6 +111,46 @@ class RateLimitAdvisorTests {
 
 	static String ask(ChatClient client, String user) {
 		return client.prompt("Who keeps the counts?").advisors((advisor) -> advisor.param("user", user)).call().content();
+	}
+
+	@Test
+	void aProvidersRefusalHoldsTheCallsToItsModelOnEveryInstanceUntilItsReset() {
+		ChatClient[] clients = { chat(first), chat(second) };
+		// as OpenAI refuses a call when the organisation's requests per minute are spent: no retry-after, the reset
+		// of the limit at zero, capped by max-hold (3s)
+		model.refuseNext(Map.of("x-ratelimit-limit-requests", "5000", "x-ratelimit-remaining-requests", "0",
+				"x-ratelimit-reset-requests", "6m0s", "x-ratelimit-limit-tokens", "800000",
+				"x-ratelimit-remaining-tokens", "799000", "x-ratelimit-reset-tokens", "75ms"));
+		int before = model.calls();
+		assertThatThrownBy(() -> askModel(clients[0], "gpt-held")).isNotInstanceOf(RateLimitExceededException.class);
+		assertThat(model.calls()).isEqualTo(before + 1);
+		for (ChatClient client : clients) {
+			RateLimitExceededException held = catchThrowableOfType(RateLimitExceededException.class,
+					() -> askModel(client, "gpt-held"));
+			assertThat(held).isNotNull();
+			assertThat(held.getRetryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3));
+			assertThatThrownBy(() -> client.prompt("Stream it")
+				.options(ChatOptions.builder().model("gpt-held"))
+				.stream()
+				.content()
+				.blockLast(Duration.ofSeconds(10))).isInstanceOf(RateLimitExceededException.class);
+		}
+		assertThat(model.calls()).as("no held call reached the model").isEqualTo(before + 1);
+		// another model is not held
+		assertThat(askModel(clients[1], "gpt-other")).isEqualTo(ChatModelServer.ANSWER);
+		// past the hold, calls to the model go through again, from both instances
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreExceptionsInstanceOf(RateLimitExceededException.class)
+			.untilAsserted(() -> assertThat(askModel(clients[1], "gpt-held")).isEqualTo(ChatModelServer.ANSWER));
+		assertThat(askModel(clients[0], "gpt-held")).isEqualTo(ChatModelServer.ANSWER);
+	}
+
+	static String askModel(ChatClient client, String modelName) {
+		return client.prompt("Who keeps the counts?")
+			.options(ChatOptions.builder().model(modelName))
+			.advisors((advisor) -> advisor.param("user", "provider-" + modelName))
+			.call()
+			.content();
 	}
 
 	@Test
