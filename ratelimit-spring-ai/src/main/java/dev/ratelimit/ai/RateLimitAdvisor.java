@@ -222,6 +222,12 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		return this.flow.end(after, CallEnd.completed(200, actual), mayBlock);
 	}
 
+	/** What a rule counts, for the {@code qu} of the headers of a refusal thrown out of a web handler. */
+	private @Nullable String unit(@Nullable RateLimitRule rule) {
+		ChatRule chatRule = (rule != null) ? this.rules.get(rule.name()) : null;
+		return (chatRule != null) ? chatRule.tokens().unit() : null;
+	}
+
 	private RuntimeException refusal(ChatCall call) {
 		RateLimitRejection rejection = call.rejection();
 		if (rejection instanceof RateLimitRejection.Limited limited) {
@@ -230,7 +236,7 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 			return new RateLimitExceededException((rule != null) ? rule.name() : violated.get(0).policy(),
 					violated.stream()
 						.map((limit) -> new RateLimitExceededException.Refusal(limit.policy(), limit.limit(),
-								limit.decision()))
+								limit.decision(), unit(limit.rule())))
 						.toList());
 		}
 		if (rejection instanceof RateLimitRejection.Unavailable) {
