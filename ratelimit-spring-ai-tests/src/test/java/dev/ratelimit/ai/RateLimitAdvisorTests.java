@@ -18,6 +18,7 @@ import dev.ratelimit.rules.CalendarPeriod;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.testsupport.ChatModelServer;
 import dev.ratelimit.testsupport.RedisTestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.RateLimitFields;
+import dev.ratelimit.testsupport.ChatModelServer;
 import dev.ratelimit.testsupport.RedisTestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package dev.ratelimit.ai;
+package dev.ratelimit.testsupport;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -22,11 +22,13 @@ import org.jspecify.annotations.Nullable;
  * {@code stream_options.include_usage} asks, a last chunk without choices that carries the {@code usage}, then
  * {@code [DONE]}. Every answer has the {@code x-ratelimit-*} headers OpenAI sends; a call the test arms it to refuse gets OpenAI's {@code 429}. Each call uses the prompt and
  * completion tokens the test set; the server adds up the tokens it reported, and fails the calls a test arms it to
- * fail with {@code 500}.
+ * fail with {@code 500}. The Spring AI tests and the sample application's tests point Spring AI's OpenAI client at it
+ * ({@code spring.ai.openai.base-url}); a test stops it with {@link #close()}.
  */
-final class ChatModelServer implements AutoCloseable {
+public final class ChatModelServer implements AutoCloseable {
 
-	static final String ANSWER = "Redis keeps the counts.";
+	/** The text of every answer. */
+	public static final String ANSWER = "Redis keeps the counts.";
 
 	private final HttpServer server;
 
@@ -44,26 +46,40 @@ final class ChatModelServer implements AutoCloseable {
 
 	private volatile int completionTokens = 70;
 
-	ChatModelServer() throws IOException {
+	/**
+	 * Starts the server on 127.0.0.1, on a free port.
+	 * @throws IOException when it cannot listen
+	 */
+	public ChatModelServer() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/", this::handle);
 		this.server.setExecutor(this.executor);
 		this.server.start();
 	}
 
-	/** The base URL Spring AI's OpenAI client is given ({@code spring.ai.openai.base-url}). */
-	String baseUrl() {
+	/**
+	 * Returns the base URL Spring AI's OpenAI client is given ({@code spring.ai.openai.base-url}).
+	 * @return the URL, ending in {@code /v1}
+	 */
+	public String baseUrl() {
 		return "http://127.0.0.1:" + this.server.getAddress().getPort() + "/v1";
 	}
 
-	/** Sets the usage the next calls report. */
-	void usage(int prompt, int completion) {
+	/**
+	 * Sets the usage the next calls report.
+	 * @param prompt the prompt's tokens
+	 * @param completion the completion's tokens
+	 */
+	public void usage(int prompt, int completion) {
 		this.promptTokens = prompt;
 		this.completionTokens = completion;
 	}
 
-	/** Answers the next calls with {@code 500}, before any token. */
-	void failNext(int times) {
+	/**
+	 * Answers the next calls with {@code 500}, before any token.
+	 * @param times how many calls
+	 */
+	public void failNext(int times) {
 		this.failNext.set(times);
 	}
 
@@ -71,18 +87,25 @@ final class ChatModelServer implements AutoCloseable {
 	 * Refuses the next call with {@code 429}, as OpenAI does when a limit of the organisation is reached: its
 	 * {@code rate_limit_exceeded} error, and the headers given (such as {@code x-ratelimit-remaining-requests: 0} and
 	 * {@code x-ratelimit-reset-requests: 6m0s}).
+	 * @param headers the refusal's headers, by name
 	 */
-	void refuseNext(Map<String, String> headers) {
+	public void refuseNext(Map<String, String> headers) {
 		this.refuseNext.set(headers);
 	}
 
-	/** The tokens (total) reported to every call so far. */
-	long reportedTokens() {
+	/**
+	 * Returns the tokens (total) reported to every call so far.
+	 * @return the tokens
+	 */
+	public long reportedTokens() {
 		return this.reportedTokens.get();
 	}
 
-	/** The calls that reached the model, failed ones included. */
-	int calls() {
+	/**
+	 * Returns the calls that reached the model, failed and refused ones included.
+	 * @return the calls
+	 */
+	public int calls() {
 		return this.calls.get();
 	}
 
@@ -149,7 +172,7 @@ final class ChatModelServer implements AutoCloseable {
 		}
 	}
 
-	private static String chunk(String choices, String usage) {
+	private static String chunk(String choices, @Nullable String usage) {
 		return "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1765000000,"
 				+ "\"model\":\"gpt-test\",\"choices\":" + choices + ((usage != null) ? ",\"usage\":" + usage : "") + "}";
 	}
