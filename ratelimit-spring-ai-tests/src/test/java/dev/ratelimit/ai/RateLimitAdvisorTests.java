@@ -25,6 +25,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 
+import org.springframework.ai.anthropic.AnthropicChatModel;
+import org.springframework.ai.anthropic.AnthropicChatOptions;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.prompt.ChatOptions;
@@ -144,6 +146,43 @@ class RateLimitAdvisorTests {
 			.ignoreExceptionsInstanceOf(RateLimitExceededException.class)
 			.untilAsserted(() -> assertThat(askModel(clients[1], "gpt-held")).isEqualTo(ChatModelServer.ANSWER));
 		assertThat(askModel(clients[0], "gpt-held")).isEqualTo(ChatModelServer.ANSWER);
+	}
+
+	@Test
+	void anAnswerWhoseRateLimitMetadataIsAtZeroHoldsTheModelOnEveryInstanceUntilItsReset() {
+		// Spring AI's Anthropic client, the one that fills getRateLimit() (from the anthropic-ratelimit-* headers)
+		ChatClient[] clients = { anthropic(first), anthropic(second) };
+		// the clients' first calls (their HTTP clients started) before the answer whose reset is 3 seconds away
+		for (ChatClient client : clients) {
+			assertThat(askModel(client, "claude-warm")).isEqualTo(ChatModelServer.ANSWER);
+		}
+		int before = model.calls();
+		model.headersNext(Map.of("anthropic-ratelimit-requests-limit", "50", "anthropic-ratelimit-requests-remaining",
+				"0", "anthropic-ratelimit-requests-reset", Instant.now().plusSeconds(3).toString()));
+		assertThat(askModel(clients[0], "claude-held")).isEqualTo(ChatModelServer.ANSWER);
+		for (ChatClient client : clients) {
+			RateLimitExceededException held = catchThrowableOfType(RateLimitExceededException.class,
+					() -> askModel(client, "claude-held"));
+			assertThat(held).isNotNull();
+			assertThat(held.getRetryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3));
+		}
+		assertThat(model.calls()).as("no held call reached the model").isEqualTo(before + 1);
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreExceptionsInstanceOf(RateLimitExceededException.class)
+			.untilAsserted(() -> assertThat(askModel(clients[1], "claude-held")).isEqualTo(ChatModelServer.ANSWER));
+	}
+
+	/** Spring AI's Anthropic client over HTTP to the local server, with the instance's advisor. */
+	static ChatClient anthropic(ConfigurableApplicationContext context) {
+		AnthropicChatModel anthropic = AnthropicChatModel.builder()
+			.options(AnthropicChatOptions.builder()
+				.baseUrl(model.anthropicBaseUrl())
+				.apiKey("test-key")
+				.model("claude-test")
+				.maxTokens(100)
+				.build())
+			.build();
+		return ChatClient.builder(anthropic).defaultAdvisors(context.getBean(RateLimitAdvisor.class)).build();
 	}
 
 	static String askModel(ChatClient client, String modelName) {

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * {@code [DONE]}. Every answer has the {@code x-ratelimit-*} headers OpenAI sends; a call the test arms it to refuse gets OpenAI's {@code 429}. Each call uses the prompt and
  * completion tokens the test set; the server adds up the tokens it reported, and fails the calls a test arms it to
  * fail with {@code 500}. The Spring AI tests and the sample application's tests point Spring AI's OpenAI client at it
- * ({@code spring.ai.openai.base-url}); a test stops it with {@link #close()}.
+ * ({@code spring.ai.openai.base-url}); it answers Anthropic's Messages API too ({@link #anthropicBaseUrl()}), blocking
+ * calls only. A test stops it with {@link #close()}.
  */
 public final class ChatModelServer implements AutoCloseable {
 
@@ -41,6 +42,8 @@ public final class ChatModelServer implements AutoCloseable {
 	private final AtomicInteger failNext = new AtomicInteger();
 
 	private final AtomicReference<@Nullable Map<String, String>> refuseNext = new AtomicReference<>();
+
+	private final AtomicReference<@Nullable Map<String, String>> headersNext = new AtomicReference<>();
 
 	private volatile int promptTokens = 30;
 
@@ -94,6 +97,25 @@ public final class ChatModelServer implements AutoCloseable {
 	}
 
 	/**
+	 * Sends headers with the next answer, such as the {@code anthropic-ratelimit-*} headers of a provider with no
+	 * requests left.
+	 * @param headers the headers, by name
+	 */
+	public void headersNext(Map<String, String> headers) {
+		this.headersNext.set(headers);
+	}
+
+	/**
+	 * Returns the base URL Spring AI's Anthropic client is given ({@code spring.ai.anthropic.base-url}, or
+	 * {@code AnthropicChatOptions.baseUrl}): the server answers Anthropic's Messages API ({@code POST /v1/messages},
+	 * blocking) too.
+	 * @return the URL, without a path
+	 */
+	public String anthropicBaseUrl() {
+		return "http://127.0.0.1:" + this.server.getAddress().getPort();
+	}
+
+	/**
 	 * Returns the tokens (total) reported to every call so far.
 	 * @return the tokens
 	 */
@@ -112,7 +134,12 @@ public final class ChatModelServer implements AutoCloseable {
 	private void handle(HttpExchange exchange) throws IOException {
 		String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
 		this.calls.incrementAndGet();
-		if (!exchange.getRequestURI().getPath().endsWith("/chat/completions")) {
+		String path = exchange.getRequestURI().getPath();
+		if (path.endsWith("/v1/messages")) {
+			message(exchange);
+			return;
+		}
+		if (!path.endsWith("/chat/completions")) {
 			send(exchange, 404, "application/json", "{\"error\":{\"message\":\"not found\"}}");
 			return;
 		}
@@ -144,6 +171,21 @@ public final class ChatModelServer implements AutoCloseable {
 					+ "{\"role\":\"assistant\",\"content\":\"" + ANSWER + "\"},\"logprobs\":null,"
 					+ "\"finish_reason\":\"stop\"}],\"usage\":" + usage + "}");
 		}
+	}
+
+	/** Answers a call of Anthropic's Messages API with one message and its usage. */
+	private void message(HttpExchange exchange) throws IOException {
+		int prompt = this.promptTokens;
+		int completion = this.completionTokens;
+		this.reportedTokens.addAndGet(prompt + completion);
+		Map<String, String> extra = this.headersNext.getAndSet(null);
+		if (extra != null) {
+			extra.forEach(exchange.getResponseHeaders()::set);
+		}
+		send(exchange, 200, "application/json", "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\","
+				+ "\"model\":\"claude-test\",\"content\":[{\"type\":\"text\",\"text\":\"" + ANSWER + "\"}],"
+				+ "\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + prompt
+				+ ",\"output_tokens\":" + completion + "}}");
 	}
 
 	private static void rateLimitHeaders(HttpExchange exchange) {
