@@ -9,6 +9,11 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.metadata.EmptyRateLimit;
 import org.springframework.ai.chat.metadata.RateLimit;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,6 +54,24 @@ class ProviderAnswersTests {
 		assertThat(wait(Map.of("x-ratelimit-reset-requests", "20ms", "x-ratelimit-reset-tokens", "1s")))
 			.isEqualTo(Duration.ofSeconds(1));
 		assertThat(wait(Map.of())).isNull();
+	}
+
+	@Test
+	void readsTheRefusalsOfRestClientAndWebClientAmongAFailuresCauses() {
+		HttpHeaders headers = new HttpHeaders();
+		headers.set("x-ratelimit-remaining-tokens", "0");
+		headers.set("x-ratelimit-reset-tokens", "20ms");
+		RuntimeException restClient = new IllegalStateException("the model failed",
+				HttpClientErrorException.create(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests", headers, new byte[0],
+						null));
+		assertThat(ProviderAnswers.waitAskedBy(restClient, NOW)).isEqualTo(Duration.ofMillis(20));
+		RuntimeException webClient = WebClientResponseException.create(429, "Too Many Requests", headers, new byte[0],
+				null);
+		assertThat(ProviderAnswers.waitAskedBy(webClient, NOW)).isEqualTo(Duration.ofMillis(20));
+		RuntimeException serverError = HttpServerErrorException.create(HttpStatus.SERVICE_UNAVAILABLE, "Unavailable",
+				headers, new byte[0], null);
+		assertThat(ProviderAnswers.waitAskedBy(serverError, NOW)).isNull();
+		assertThat(ProviderAnswers.waitAskedBy(new IllegalStateException("no answer"), NOW)).isNull();
 	}
 
 	@Test
