@@ -3,6 +3,8 @@ package dev.ratelimit;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown when a limit refuses a call: a {@link RateLimited} method of a Spring bean that names no fallback
  * method. It carries the decision: the rule, the limits that refused the call with their decisions, and how
@@ -101,8 +103,21 @@ public class RateLimitExceededException extends RuntimeException {
 	 * rule has several limits (such as {@code sms-1m})
 	 * @param limit the limit
 	 * @param decision its decision
+	 * @param unit what the limit counts where it is not requests, as the draft-12 headers' {@code qu} names it (such
+	 * as {@code tokens}); {@code null} for requests, or when the unit is not known
 	 */
-	public record Refusal(String policy, RateLimit limit, RateLimitDecision decision) {
+	public record Refusal(String policy, RateLimit limit, RateLimitDecision decision, @Nullable String unit) {
+
+		/**
+		 * Creates a refusal of a limit whose unit is requests, or not known.
+		 * @param policy the limit's name in rate-limit headers
+		 * @param limit the limit
+		 * @param decision its decision
+		 */
+		public Refusal(String policy, RateLimit limit, RateLimitDecision decision) {
+			this(policy, limit, decision, null);
+		}
+
 	}
 
 }

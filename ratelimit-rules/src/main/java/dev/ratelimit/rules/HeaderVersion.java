@@ -24,7 +24,8 @@ public enum HeaderVersion {
 	 * Draft 12: draft 9's fields with the partition key {@code pk} (a keyed hash of the rule and the key, as an
 	 * RFC 8941 byte sequence) and the quota unit {@code qu} where it is not requests: limits of requests in flight
 	 * are announced with {@code qu="concurrent-requests"}, rules whose requests cost other than one permit with
-	 * {@code qu="cost-units"}.
+	 * {@code qu="cost-units"}, or the unit a limit says it counts ({@code qu="tokens"} for a chat model's token
+	 * budget, {@link dev.ratelimit.rules.flow.AppliedLimit#unit()}).
 	 */
 	DRAFT_12
 

@@ -18,14 +18,18 @@ import dev.ratelimit.rules.CalendarPeriod;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.flow.RateLimitRuleRegistry;
+import dev.ratelimit.testsupport.ChatModelServer;
 import dev.ratelimit.testsupport.RedisTestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 
+import org.springframework.ai.anthropic.AnthropicChatModel;
+import org.springframework.ai.anthropic.AnthropicChatOptions;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -63,6 +67,8 @@ class RateLimitAdvisorTests {
 		properties.put("spring.ai.openai.base-url", model.baseUrl());
 		properties.put("spring.ai.openai.max-retries", "0");
 		properties.put("spring.ai.openai.chat.model", "gpt-test");
+		// a provider's hold never outlasts the test's patience
+		properties.put("ratelimit.ai.provider-limits.max-hold", "3s");
 		// a user's tokens per day, the user a parameter of the advisor context
 		properties.put("ratelimit.ai.rules.daily.limit", "1000000");
 		properties.put("ratelimit.ai.rules.daily.period", "day");
@@ -108,6 +114,83 @@ class RateLimitAdvisorTests {
 
 	static String ask(ChatClient client, String user) {
 		return client.prompt("Who keeps the counts?").advisors((advisor) -> advisor.param("user", user)).call().content();
+	}
+
+	@Test
+	void aProvidersRefusalHoldsTheCallsToItsModelOnEveryInstanceUntilItsReset() {
+		ChatClient[] clients = { chat(first), chat(second) };
+		// as OpenAI refuses a call when the organisation's requests per minute are spent: no retry-after, the reset
+		// of the limit at zero, capped by max-hold (3s)
+		model.refuseNext(Map.of("x-ratelimit-limit-requests", "5000", "x-ratelimit-remaining-requests", "0",
+				"x-ratelimit-reset-requests", "6m0s", "x-ratelimit-limit-tokens", "800000",
+				"x-ratelimit-remaining-tokens", "799000", "x-ratelimit-reset-tokens", "75ms"));
+		int before = model.calls();
+		assertThatThrownBy(() -> askModel(clients[0], "gpt-held")).isNotInstanceOf(RateLimitExceededException.class);
+		assertThat(model.calls()).isEqualTo(before + 1);
+		for (ChatClient client : clients) {
+			RateLimitExceededException held = catchThrowableOfType(RateLimitExceededException.class,
+					() -> askModel(client, "gpt-held"));
+			assertThat(held).isNotNull();
+			assertThat(held.getRetryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3));
+			assertThatThrownBy(() -> client.prompt("Stream it")
+				.options(ChatOptions.builder().model("gpt-held"))
+				.stream()
+				.content()
+				.blockLast(Duration.ofSeconds(10))).isInstanceOf(RateLimitExceededException.class);
+		}
+		assertThat(model.calls()).as("no held call reached the model").isEqualTo(before + 1);
+		// another model is not held
+		assertThat(askModel(clients[1], "gpt-other")).isEqualTo(ChatModelServer.ANSWER);
+		// past the hold, calls to the model go through again, from both instances
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreExceptionsInstanceOf(RateLimitExceededException.class)
+			.untilAsserted(() -> assertThat(askModel(clients[1], "gpt-held")).isEqualTo(ChatModelServer.ANSWER));
+		assertThat(askModel(clients[0], "gpt-held")).isEqualTo(ChatModelServer.ANSWER);
+	}
+
+	@Test
+	void anAnswerWhoseRateLimitMetadataIsAtZeroHoldsTheModelOnEveryInstanceUntilItsReset() {
+		// Spring AI's Anthropic client, the one that fills getRateLimit() (from the anthropic-ratelimit-* headers)
+		ChatClient[] clients = { anthropic(first), anthropic(second) };
+		// the clients' first calls (their HTTP clients started) before the answer whose reset is 3 seconds away
+		for (ChatClient client : clients) {
+			assertThat(askModel(client, "claude-warm")).isEqualTo(ChatModelServer.ANSWER);
+		}
+		int before = model.calls();
+		model.headersNext(Map.of("anthropic-ratelimit-requests-limit", "50", "anthropic-ratelimit-requests-remaining",
+				"0", "anthropic-ratelimit-requests-reset", Instant.now().plusSeconds(3).toString()));
+		assertThat(askModel(clients[0], "claude-held")).isEqualTo(ChatModelServer.ANSWER);
+		for (ChatClient client : clients) {
+			RateLimitExceededException held = catchThrowableOfType(RateLimitExceededException.class,
+					() -> askModel(client, "claude-held"));
+			assertThat(held).isNotNull();
+			assertThat(held.getRetryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3));
+		}
+		assertThat(model.calls()).as("no held call reached the model").isEqualTo(before + 1);
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreExceptionsInstanceOf(RateLimitExceededException.class)
+			.untilAsserted(() -> assertThat(askModel(clients[1], "claude-held")).isEqualTo(ChatModelServer.ANSWER));
+	}
+
+	/** Spring AI's Anthropic client over HTTP to the local server, with the instance's advisor. */
+	static ChatClient anthropic(ConfigurableApplicationContext context) {
+		AnthropicChatModel anthropic = AnthropicChatModel.builder()
+			.options(AnthropicChatOptions.builder()
+				.baseUrl(model.anthropicBaseUrl())
+				.apiKey("test-key")
+				.model("claude-test")
+				.maxTokens(100)
+				.build())
+			.build();
+		return ChatClient.builder(anthropic).defaultAdvisors(context.getBean(RateLimitAdvisor.class)).build();
+	}
+
+	static String askModel(ChatClient client, String modelName) {
+		return client.prompt("Who keeps the counts?")
+			.options(ChatOptions.builder().model(modelName))
+			.advisors((advisor) -> advisor.param("user", "provider-" + modelName))
+			.call()
+			.content();
 	}
 
 	@Test

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.ratelimit.testsupport.DocumentationTranscripts;
+import dev.ratelimit.testsupport.RateLimitFields;
+import dev.ratelimit.testsupport.ChatModelServer;
 import dev.ratelimit.testsupport.RedisTestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,6 +79,12 @@ class RateLimitAdvisorWebTests {
 				(seconds) -> assertThat(Long.parseLong(seconds)).isPositive().isLessThanOrEqualTo(86_400));
 		assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 		assertThat(model.calls()).as("the refused call never reached the model").isEqualTo(1);
+		// draft 12 (the default): a token budget's quota unit is tokens
+		List<RateLimitFields.Member> policies = RateLimitFields
+			.list(refused.headers().firstValue("RateLimit-Policy").orElseThrow());
+		assertThat(policies).hasSize(1);
+		assertThat(policies.get(0).value()).isEqualTo("daily");
+		assertThat(policies.get(0).params()).containsEntry("qu", "tokens").containsEntry("q", 150L);
 		String transcript = transcript(answered) + transcript(refused);
 		System.out.println(transcript);
 		DocumentationTranscripts.assertShows(

@@ -69,6 +69,10 @@ final class ChatCall extends DetachedCall {
 	/** Returns a {@code bean:<name>} key's value, or an expression's, evaluated with {@code #request}, {@code #prompt} and {@code #context}. */
 	@Override
 	public CompletionStage<@Nullable String> resolveKey(RateLimitRule rule) {
+		if (rule.key() instanceof RuleKey.Resolver) {
+			// the rule of the provider's limits: one budget per model
+			return CompletableFuture.completedFuture(ProviderLimits.model(this.request));
+		}
 		if (rule.key() instanceof RuleKey.Bean bean) {
 			return CompletableFuture.completedFuture(this.resolvers.apply(bean.name()).resolve(this.request));
 		}

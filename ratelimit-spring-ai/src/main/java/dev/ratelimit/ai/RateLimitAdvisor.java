@@ -1,5 +1,7 @@
 package dev.ratelimit.ai;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,12 +70,16 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 
 	private final int order;
 
+	private final @Nullable ProviderLimits provider;
+
 	private RateLimitAdvisor(Builder builder) {
 		this.flow = builder.flow;
 		this.rules = new LinkedHashMap<>(builder.rules);
 		this.principal = builder.principal;
 		this.resolvers = builder.resolvers;
 		this.order = builder.order;
+		Duration maxHold = builder.maxHold;
+		this.provider = (maxHold != null) ? new ProviderLimits(builder.registry, maxHold, builder.clock) : null;
 	}
 
 	/**
@@ -104,6 +110,15 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		return this.rules.values().stream().map(ChatRule::rule).toList();
 	}
 
+	/**
+	 * Returns whether the advisor holds the calls to a model while its provider asks to be left alone
+	 * ({@link Builder#providerLimits}).
+	 * @return {@code true} when it learns the provider's limits
+	 */
+	public boolean holdsProviderLimits() {
+		return this.provider != null;
+	}
+
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
 		ChatCall call = call(request, true);
@@ -124,9 +139,15 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		catch (RuntimeException ex) {
 			// the model did not answer: nothing was spent
 			settle(call, ResponseCost.Actual.NOTHING, true);
+			if (this.provider != null) {
+				this.provider.learn(request, ex);
+			}
 			throw ex;
 		}
 		settle(call, actual(Tally.usageOf(response)), true);
+		if (this.provider != null) {
+			this.provider.learn(request, response);
+		}
 		return response;
 	}
 
@@ -146,10 +167,21 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		return chain.nextStream(request)
 			.doOnNext(tally::add)
 			.onErrorResume((ex) -> Mono.fromFuture(() -> settle(call, actual(tally.received()), false))
+				.then(learnAsync((provider) -> provider.learn(request, ex)))
 				.then(Mono.error(ex)))
+			.concatWith(Mono.defer(() -> learnAsync((provider) -> provider.learn(request, tally.last()))).then(Mono.empty()))
 			.concatWith(Mono.defer(() -> Mono.fromFuture(() -> settle(call, actual(tally.received()), false)))
 				.then(Mono.empty()))
 			.doOnCancel(() -> settle(call, actual(tally.received()), false));
+	}
+
+	/** Learns from the provider's answer away from the stream's thread: a hold is written to Redis. */
+	private Mono<Void> learnAsync(java.util.function.Consumer<ProviderLimits> learn) {
+		ProviderLimits provider = this.provider;
+		if (provider == null) {
+			return Mono.empty();
+		}
+		return Mono.fromRunnable(() -> learn.accept(provider)).subscribeOn(Schedulers.boundedElastic()).then();
 	}
 
 	private ChatCall call(ChatClientRequest request, boolean mayBlock) {
@@ -160,7 +192,11 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 	}
 
 	private List<RateLimitRule> forCall(ChatClientRequest request) {
-		List<RateLimitRule> rules = new ArrayList<>(this.rules.size());
+		List<RateLimitRule> rules = new ArrayList<>(this.rules.size() + 1);
+		if (this.provider != null) {
+			// first: a call held for its model reserves nothing under the others
+			rules.add(this.provider.rule());
+		}
 		for (ChatRule rule : this.rules.values()) {
 			rules.add(rule.forCall(request));
 		}
@@ -186,6 +222,12 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		return this.flow.end(after, CallEnd.completed(200, actual), mayBlock);
 	}
 
+	/** What a rule counts, for the {@code qu} of the headers of a refusal thrown out of a web handler. */
+	private @Nullable String unit(@Nullable RateLimitRule rule) {
+		ChatRule chatRule = (rule != null) ? this.rules.get(rule.name()) : null;
+		return (chatRule != null) ? chatRule.tokens().unit() : null;
+	}
+
 	private RuntimeException refusal(ChatCall call) {
 		RateLimitRejection rejection = call.rejection();
 		if (rejection instanceof RateLimitRejection.Limited limited) {
@@ -194,7 +236,7 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 			return new RateLimitExceededException((rule != null) ? rule.name() : violated.get(0).policy(),
 					violated.stream()
 						.map((limit) -> new RateLimitExceededException.Refusal(limit.policy(), limit.limit(),
-								limit.decision()))
+								limit.decision(), unit(limit.rule())))
 						.toList());
 		}
 		if (rejection instanceof RateLimitRejection.Unavailable) {
@@ -224,6 +266,10 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		};
 
 		private int order = DEFAULT_ORDER;
+
+		private @Nullable Duration maxHold;
+
+		private Clock clock = Clock.systemUTC();
 
 		private Builder(RateLimitFlow flow, RateLimitRuleRegistry registry) {
 			this.flow = flow;
@@ -279,7 +325,38 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 
 		/**
-		 * Returns the advisor; one without rules lets every call through untouched.
+		 * Holds the calls to a model on every instance while its provider says it has nothing left until a reset: a
+		 * call that fails with the provider's {@code 429} ({@code retry-after-ms}, {@code retry-after}, or the
+		 * {@code x-ratelimit-reset-*} of the limits at zero), or an answer whose rate-limit metadata says no requests
+		 * or tokens are left, blocks the model's budget until then; a held call is refused before it is made, with
+		 * {@link RateLimitExceededException} and the time left. Off by default.
+		 * @param maxHold the longest hold a provider's answer starts, from 1 ms
+		 * @return this builder
+		 * @throws IllegalArgumentException when {@code maxHold} is shorter than 1 ms or longer than
+		 * {@link dev.ratelimit.RateLimit#MAX_WINDOW}
+		 */
+		public Builder providerLimits(Duration maxHold) {
+			if (maxHold.compareTo(dev.ratelimit.RateLimit.MIN_WINDOW) < 0
+					|| maxHold.compareTo(dev.ratelimit.RateLimit.MAX_WINDOW) > 0) {
+				throw new IllegalArgumentException("The longest hold of a provider's limits must be from 1 ms to "
+						+ dev.ratelimit.RateLimit.MAX_WINDOW.toDays() + " days, but was " + maxHold);
+			}
+			this.maxHold = maxHold;
+			return this;
+		}
+
+		/**
+		 * Sets the clock that reads the time of a provider's {@code retry-after} date; the system's by default.
+		 * @param clock the clock
+		 * @return this builder
+		 */
+		public Builder clock(Clock clock) {
+			this.clock = clock;
+			return this;
+		}
+
+		/**
+		 * Returns the advisor; one without rules or provider limits lets every call through untouched.
 		 * @return the advisor
 		 */
 		public RateLimitAdvisor build() {

@@ -25,6 +25,8 @@ final class Tally {
 
 	private boolean any;
 
+	private @Nullable ChatClientResponse last;
+
 	Tally(ChatClientRequest request) {
 		this.request = request;
 	}
@@ -48,6 +50,7 @@ final class Tally {
 
 	synchronized void add(ChatClientResponse chunk) {
 		this.any = true;
+		this.last = chunk;
 		Usage usage = usageOf(chunk);
 		if (usage != null) {
 			this.reported = usage;
@@ -76,6 +79,14 @@ final class Tally {
 		long prompt = TokenEstimate.of(this.request, TokenCount.PROMPT);
 		return new DefaultUsage(Math.toIntExact(Math.min(prompt, Integer.MAX_VALUE)),
 				Math.toIntExact(Math.min(TokenEstimate.fromLength(this.characters), Integer.MAX_VALUE)));
+	}
+
+	/**
+	 * Returns the last chunk received, whose metadata a provider fills last.
+	 * @return the chunk, or {@code null} before the first
+	 */
+	synchronized @Nullable ChatClientResponse last() {
+		return this.last;
 	}
 
 }

@@ -39,6 +39,14 @@ public enum TokenCount {
 	}
 
 	/**
+	 * Returns what a rule of this count counts, as the draft-12 headers' {@code qu} names it.
+	 * @return {@code tokens}, or {@code null} for {@link #REQUESTS} (requests are the headers' default unit)
+	 */
+	@Nullable String unit() {
+		return (this.usageProperty != null) ? "tokens" : null;
+	}
+
+	/**
 	 * Returns the tokens this count reads of a usage the provider reported.
 	 * @param usage the usage
 	 * @return the tokens, or {@code null} when the usage tells none

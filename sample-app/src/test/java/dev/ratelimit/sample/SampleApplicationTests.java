@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.UUID;
 
 import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.skyscreamer.jsonassert.JSONAssert;
@@ -26,6 +27,7 @@ import dev.ratelimit.redis.GcraRateLimiter;
 import dev.ratelimit.redis.SlidingWindowCounterRateLimiter;
 import dev.ratelimit.redis.SlidingWindowRateLimiter;
 import dev.ratelimit.redis.TokenBucketRateLimiter;
+import dev.ratelimit.testsupport.ChatModelServer;
 import dev.ratelimit.testsupport.CurlRequest;
 import dev.ratelimit.testsupport.DocumentationTranscripts;
 import dev.ratelimit.testsupport.MutableClock;
@@ -66,8 +68,27 @@ class SampleApplicationTests {
 	@Value("${ratelimit.key-prefix}")
 	private String prefix;
 
+	/** The chat model of AiChatController: OpenAI's API on 127.0.0.1. */
+	private static final ChatModelServer model = startModel();
+
+	private static ChatModelServer startModel() {
+		try {
+			return new ChatModelServer();
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	@AfterAll
+	static void stopModel() {
+		model.close();
+	}
+
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.ai.openai.base-url", model::baseUrl);
+		registry.add("spring.ai.openai.max-retries", () -> "0");
 		registry.add("spring.data.redis.url", () -> RedisTestServer.shared().url());
 		String prefix = "sample-" + UUID.randomUUID().toString().substring(0, 8);
 		registry.add("ratelimit.key-prefix", () -> prefix);
@@ -409,6 +430,29 @@ class SampleApplicationTests {
 		transcript.append("$ curl -si -X POST 'localhost:8080/api/chat?prompt=one+more+question' -H 'X-User: ann'\n")
 			.append(shown(chat("one+more+question")));
 		assertShows("chat", transcript.toString());
+	}
+
+	@Test
+	void aChatModelsAnswersAreChargedToTheUsersDailyTokensThenRefused() {
+		// 1600 tokens an answer: the first leaves 400 of bob's 2000 a day, less than the next call reserves (its
+		// prompt's estimate and the 500 tokens an answer may have)
+		model.usage(400, 1200);
+		int before = model.calls();
+		String ask = "$ curl -s 'localhost:8080/chat?q=Who+keeps+the+counts%3F' -H 'X-User: bob'\n";
+		CurlRequest.Response answered = curl("GET", "/chat?q=Who+keeps+the+counts%3F", "X-User", "bob");
+		assertThat(answered.status()).isEqualTo(200);
+		assertThat(answered.body()).isEqualTo(ChatModelServer.ANSWER);
+		CurlRequest.Response refused = curl("GET", "/chat?q=And+the+windows%3F", "X-User", "bob");
+		assertThat(refused.status()).isEqualTo(429);
+		assertThat(model.calls()).as("the refused call never reached the model").isEqualTo(before + 1);
+		RateLimitFields.Member policy = RateLimitFields.list(refused.header("RateLimit-Policy")).get(0);
+		assertThat(policy.value()).isEqualTo("daily-tokens");
+		assertThat(policy.params()).containsEntry("q", 2000L).containsEntry("qu", "tokens");
+		assertThat(RateLimitFields.list(refused.header("RateLimit")).get(0).integer("r")).isEqualTo(400);
+		DocumentationTranscripts.assertShows(
+				DocumentationTranscripts.text(Path.of("..", "README.md"), "SampleApplicationTests", "ai-chat"),
+				ask + answered.body() + "\n"
+						+ "$ curl -si 'localhost:8080/chat?q=And+the+windows%3F' -H 'X-User: bob'\n" + shown(refused));
 	}
 
 	/**

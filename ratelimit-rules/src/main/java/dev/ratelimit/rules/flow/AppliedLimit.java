@@ -20,10 +20,27 @@ import dev.ratelimit.rules.RateLimitRule;
  * bean method's limit)
  * @param partition whose budget it charged: the rule's name and the key's kind and value (the same in every period of
  * a calendar quota), from which the {@code pk} of the draft-12 headers is derived; {@code null} when unknown
+ * @param unit what the limit counts, as the draft-12 headers' {@code qu} names it, when its rule is not at hand to
+ * tell (a refusal thrown out of a handler: {@code tokens} for a chat model's token budget); {@code null} to derive it
+ * from the rule
  * @since 0.1.0
  */
 public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency,
-		@Nullable RateLimitRule rule, @Nullable String partition) {
+		@Nullable RateLimitRule rule, @Nullable String partition, @Nullable String unit) {
+
+	/**
+	 * Creates a limit applied to a request, its unit derived from its rule.
+	 * @param policy the policy name
+	 * @param limit the limit
+	 * @param decision the decision
+	 * @param concurrency whether it counts requests in flight
+	 * @param rule the rule that applied it, or {@code null}
+	 * @param partition whose budget it charged, or {@code null}
+	 */
+	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency,
+			@Nullable RateLimitRule rule, @Nullable String partition) {
+		this(policy, limit, decision, concurrency, rule, partition, null);
+	}
 
 	/**
 	 * Creates a limit applied to a request, without its partition.
@@ -35,7 +52,7 @@ public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision dec
 	 */
 	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency,
 			@Nullable RateLimitRule rule) {
-		this(policy, limit, decision, concurrency, rule, null);
+		this(policy, limit, decision, concurrency, rule, null, null);
 	}
 
 	/**
@@ -46,7 +63,7 @@ public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision dec
 	 * @param concurrency whether it counts requests in flight
 	 */
 	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision, boolean concurrency) {
-		this(policy, limit, decision, concurrency, null, null);
+		this(policy, limit, decision, concurrency, null, null, null);
 	}
 
 	/**
@@ -56,7 +73,7 @@ public record AppliedLimit(String policy, RateLimit limit, RateLimitDecision dec
 	 * @param decision the decision
 	 */
 	public AppliedLimit(String policy, RateLimit limit, RateLimitDecision decision) {
-		this(policy, limit, decision, false, null, null);
+		this(policy, limit, decision, false, null, null, null);
 	}
 
 }

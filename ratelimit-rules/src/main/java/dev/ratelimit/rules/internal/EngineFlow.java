@@ -176,7 +176,8 @@ final class EngineFlow implements RateLimitFlow {
 	public CompletableFuture<Void> refuse(RateLimitCall exchange, RateLimitExceededException refused) {
 		List<AppliedLimit> violated = new ArrayList<>(refused.getRefusals().size());
 		for (RateLimitExceededException.Refusal refusal : refused.getRefusals()) {
-			violated.add(new AppliedLimit(refusal.policy(), refusal.limit(), refusal.decision()));
+			violated.add(new AppliedLimit(refusal.policy(), refusal.limit(), refusal.decision(), false, null, null,
+					refusal.unit()));
 		}
 		RateLimitVerdict verdict = new RateLimitVerdict(violated, violated, false, null);
 		@SuppressWarnings("unchecked")

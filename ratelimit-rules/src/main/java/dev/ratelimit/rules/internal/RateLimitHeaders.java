@@ -159,6 +159,9 @@ final class RateLimitHeaders {
 		if (limit.concurrency()) {
 			return "concurrent-requests";
 		}
+		if (limit.unit() != null) {
+			return limit.unit();
+		}
 		RateLimitRule rule = limit.rule();
 		if (rule != null && (rule.costFrom() != null || rule.cost() != 1)) {
 			return "cost-units";

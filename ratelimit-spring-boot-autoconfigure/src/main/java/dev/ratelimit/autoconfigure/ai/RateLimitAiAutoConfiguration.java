@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure.ai;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -7,6 +8,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.ai.ChatKeyResolver;
 import dev.ratelimit.ai.RateLimitAdvisor;
 import dev.ratelimit.ai.TokenCount;
@@ -67,13 +69,17 @@ public final class RateLimitAiAutoConfiguration {
 		for (Map.Entry<String, RateLimitAiProperties.ChatRule> entry : ai.getAi().getRules().entrySet()) {
 			add(advisor, factory, entry.getKey(), entry.getValue());
 		}
+		RateLimitAiProperties.ProviderLimits providerLimits = ai.getAi().getProviderLimits();
+		if (providerLimits.isEnabled()) {
+			advisor.providerLimits(maxHold(providerLimits.getMaxHold()));
+		}
 		return advisor.build();
 	}
 
 	@Bean
 	ChatClientCustomizer rateLimitChatClientCustomizer(RateLimitAdvisor advisor) {
 		return (builder) -> {
-			if (!advisor.getRules().isEmpty()) {
+			if (!advisor.getRules().isEmpty() || advisor.holdsProviderLimits()) {
 				builder.defaultAdvisors(advisor);
 			}
 		};
@@ -105,6 +111,16 @@ public final class RateLimitAiAutoConfiguration {
 		catch (InvalidRateLimitRuleException ex) {
 			throw PropertyRules.invalidProperty(PREFIX, ex);
 		}
+	}
+
+	private static Duration maxHold(Duration maxHold) {
+		if (maxHold.compareTo(RateLimit.MIN_WINDOW) < 0) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.ai.provider-limits.max-hold", maxHold,
+					"hold a model's calls for at least 1ms, such as 1h (the default); or set "
+							+ "ratelimit.ai.provider-limits.enabled=false to learn nothing from the provider's answers");
+		}
+		// a hold never outlives what a limiter can block
+		return (maxHold.compareTo(RateLimit.MAX_WINDOW) > 0) ? RateLimit.MAX_WINDOW : maxHold;
 	}
 
 	private static TokenCount tokens(String property, String text) {

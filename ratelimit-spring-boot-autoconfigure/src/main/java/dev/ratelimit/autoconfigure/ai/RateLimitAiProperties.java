@@ -42,12 +42,55 @@ public class RateLimitAiProperties {
 		 */
 		private Map<String, ChatRule> rules = new LinkedHashMap<>();
 
+		/**
+		 * The provider's own limits on each model, learned from its answers.
+		 */
+		private final ProviderLimits providerLimits = new ProviderLimits();
+
 		public Map<String, ChatRule> getRules() {
 			return this.rules;
 		}
 
 		public void setRules(Map<String, ChatRule> rules) {
 			this.rules = rules;
+		}
+
+		public ProviderLimits getProviderLimits() {
+			return this.providerLimits;
+		}
+
+	}
+
+	/**
+	 * The provider's own limits on each model, held on every instance while the provider says it has nothing left.
+	 */
+	public static class ProviderLimits {
+
+		/**
+		 * Whether a provider's 429 (or rate-limit metadata at zero) holds the calls to its model on every instance
+		 * until the reset it announces.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * The longest hold a provider's answer starts, whatever reset it announces.
+		 */
+		private Duration maxHold = Duration.ofHours(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getMaxHold() {
+			return this.maxHold;
+		}
+
+		public void setMaxHold(Duration maxHold) {
+			this.maxHold = maxHold;
 		}
 
 	}

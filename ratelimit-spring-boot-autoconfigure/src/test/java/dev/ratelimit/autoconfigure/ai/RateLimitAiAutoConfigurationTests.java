@@ -121,8 +121,31 @@ class RateLimitAiAutoConfigurationTests {
 	}
 
 	@Test
-	void withoutRulesNoChatClientGetsTheAdvisor() {
+	void withoutRulesTheAdvisorHoldsTheProvidersLimitsOnEveryChatClient() {
 		this.runner.run((context) -> {
+			RateLimitAdvisor advisor = context.getBean(RateLimitAdvisor.class);
+			assertThat(advisor.holdsProviderLimits()).isTrue();
+			assertThat(context.getBean(RateLimitRuleRegistry.class).all()).extracting(RateLimitRule::name)
+				.contains("ai-provider-limits");
+			ChatClient.Builder builder = mock(ChatClient.Builder.class);
+			context.getBean(ChatClientCustomizer.class).customize(builder);
+			verify(builder).defaultAdvisors(new Advisor[] { advisor });
+		});
+	}
+
+	@Test
+	void aMaxHoldShorterThanAMillisecondStopsStartupNamingIt() {
+		this.runner.withPropertyValues("ratelimit.ai.provider-limits.max-hold=0s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("ratelimit.ai.provider-limits.max-hold"));
+	}
+
+	@Test
+	void withoutRulesOrProviderLimitsNoChatClientGetsTheAdvisor() {
+		this.runner.withPropertyValues("ratelimit.ai.provider-limits.enabled=false").run((context) -> {
+			assertThat(context.getBean(RateLimitAdvisor.class).holdsProviderLimits()).isFalse();
 			ChatClient.Builder builder = mock(ChatClient.Builder.class);
 			context.getBean(ChatClientCustomizer.class).customize(builder);
 			org.mockito.Mockito.verifyNoInteractions(builder);
