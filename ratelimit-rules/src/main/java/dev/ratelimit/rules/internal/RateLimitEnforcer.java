@@ -129,15 +129,6 @@ final class RateLimitEnforcer implements AutoCloseable {
 	}
 
 	/**
-	 * Returns how many calls wait for a rule's permit in this instance now ({@code max-wait}).
-	 * @param rule the rule's name
-	 * @return the calls waiting
-	 */
-	public int waiting(String rule) {
-		return this.waits.waiting(rule);
-	}
-
-	/**
 	 * Decides the rules from {@code from} on one after the other; the first refusal ends the check. A rule that
 	 * counts responses by status is charged like any other, its charge kept in {@code counted} to be settled
 	 * after the response, or given back at once when the request is refused; a rule that limits requests in flight

@@ -61,16 +61,6 @@ final class RuleWaits {
 	}
 
 	/**
-	 * Returns how many calls wait for a rule's permit in this instance now.
-	 * @param rule the rule's name
-	 * @return the calls waiting
-	 */
-	int waiting(String rule) {
-		AtomicInteger count = this.waiting.get(rule);
-		return (count != null) ? count.get() : 0;
-	}
-
-	/**
 	 * Lets time pass before a call is decided again: a synchronous decision's thread sleeps, an asynchronous one
 	 * resumes on a timer, no thread held meanwhile.
 	 * @param nanos how long
