@@ -67,6 +67,9 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 
 	private static final Log logger = LogFactory.getLog(PrefetchingRateLimiter.class);
 
+	/** The {@code permits} of a top-up: no call takes its own out of it. */
+	private static final long TOP_UP = -1;
+
 	private final RateLimiter delegate;
 
 	private final long prefetch;
@@ -208,47 +211,11 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 	 */
 	private CompletableFuture<List<RateLimitDecision>> fetch(PrefetchBatch batch, CompletableFuture<Void> fetched,
 			String key, List<RateLimit> limits, long permits, long size) {
-		long sentAt = this.nanoTime.getAsLong();
-		CompletableFuture<List<RateLimitDecision>> asked;
-		try {
-			asked = this.delegate.tryAcquireAsync(key, limits, size);
-		}
-		catch (RuntimeException ex) {
-			synchronized (batch) {
-				batch.failed();
-			}
-			fetched.completeExceptionally(ex);
-			throw ex;
-		}
-		return asked.handle((decisions, failure) -> {
+		return take(batch, fetched, key, limits, size, permits).handle((announced, failure) -> {
 			if (failure != null) {
-				synchronized (batch) {
-					batch.failed();
-				}
-				fetched.completeExceptionally(failure);
 				return CompletableFuture.<List<RateLimitDecision>>failedFuture(failure);
 			}
-			long receivedAt = this.nanoTime.getAsLong();
-			boolean granted = decisions.stream().allMatch(RateLimitDecision::allowed);
-			long late = 0;
-			List<RateLimitDecision> announced = decisions;
-			synchronized (batch) {
-				if (granted) {
-					batch.granted(size, permits, decisions, sentAt, receivedAt);
-					announced = batch.announced(receivedAt);
-					if (this.closed || batch.retired()) {
-						late = batch.takeHeld();
-					}
-				}
-				else {
-					batch.refused(decisions, sentAt, receivedAt);
-				}
-			}
-			fetched.complete(null);
-			if (late > 0) {
-				giveBack(key, limits, late);
-			}
-			if (granted) {
+			if (announced != null) {
 				return CompletableFuture.completedFuture(announced);
 			}
 			// near the end of the budget: this call's own permits alone
@@ -260,60 +227,96 @@ public final class PrefetchingRateLimiter implements RateLimiter, AutoCloseable 
 	 * Tops up a batch that runs low, in the background: takes {@code ahead} permits in Redis, so that the batch holds a
 	 * whole one again when they come, and its calls never wait for a fetch while the key stays hot. What the batch still
 	 * holds and what is on its way never make more than one batch. When Redis refuses them, the budget is near its end:
-	 * the batch spends what it holds, then decides calls one by one.
+	 * the batch spends what it holds, then decides calls one by one. When Redis cannot be asked, the calls go on with
+	 * what the batch holds, and the next one that finds it low tries again.
 	 */
 	private void fetchAhead(PrefetchBatch batch, CompletableFuture<Void> fetched, String key, List<RateLimit> limits,
 			long ahead) {
+		take(batch, fetched, key, limits, ahead, TOP_UP).whenComplete((announced, failure) -> {
+			if (failure != null) {
+				logger.debug("Could not top up a batch of permits", failure);
+			}
+		});
+	}
+
+	/**
+	 * Takes {@code size} permits of {@code key} in Redis for {@code batch}, and keeps them there once granted: a whole
+	 * batch, less the fetching call's own {@code permits}; or, for a top-up ({@code permits} is {@link #TOP_UP}), what
+	 * the batch holds with {@code size} added, counted from the top-up's decisions. Completes {@code fetched} when the
+	 * answer is known here; what arrives once the limiter closed or the batch was retired is given back.
+	 * @return the decisions to announce to the fetching call (a top-up's are of no use), {@code null} when Redis refused
+	 * the batch; failed when Redis could not be asked, and then so is {@code fetched}, but for a top-up, whose waiters go
+	 * on with what the batch holds
+	 */
+	private CompletableFuture<@Nullable List<RateLimitDecision>> take(PrefetchBatch batch,
+			CompletableFuture<Void> fetched, String key, List<RateLimit> limits, long size, long permits) {
+		boolean topUp = permits == TOP_UP;
 		long sentAt = this.nanoTime.getAsLong();
 		CompletableFuture<List<RateLimitDecision>> asked;
 		try {
-			asked = this.delegate.tryAcquireAsync(key, limits, ahead);
+			asked = this.delegate.tryAcquireAsync(key, limits, size);
 		}
 		catch (RuntimeException ex) {
-			// the calls go on with what the batch holds, and the next one that finds it low tries again
-			synchronized (batch) {
-				batch.failed();
+			failed(batch, fetched, topUp, ex);
+			if (!topUp) {
+				throw ex;
 			}
-			fetched.complete(null);
-			logger.debug("Could not top up a batch of permits", ex);
-			return;
+			return CompletableFuture.failedFuture(ex);
 		}
-		asked.whenComplete((decisions, failure) -> {
+		return asked.handle((decisions, failure) -> {
+			if (failure != null) {
+				failed(batch, fetched, topUp, failure);
+				return CompletableFuture.<@Nullable List<RateLimitDecision>>failedFuture(failure);
+			}
 			long receivedAt = this.nanoTime.getAsLong();
+			boolean granted = decisions.stream().allMatch(RateLimitDecision::allowed);
+			List<RateLimitDecision> announced = null;
 			long late = 0;
 			long lapsed = 0;
 			boolean giveBack = false;
 			synchronized (batch) {
-				if (failure != null) {
-					batch.failed();
-				}
-				else if (decisions.stream().allMatch(RateLimitDecision::allowed)) {
+				if (granted && topUp) {
 					if (batch.held() > 0 && !batch.spendable(receivedAt)) {
 						// what the batch held ended before Redis counted the top-up (its window, or the bucket's
 						// refill): only the top-up may be spent
 						giveBack = batch.mayGiveBack(receivedAt, GIVE_BACK_MARGIN_NANOS);
 						lapsed = batch.takeHeld();
 					}
-					batch.granted(batch.held() + ahead, 0, decisions, sentAt, receivedAt);
-					if (this.closed || batch.retired()) {
-						late = batch.takeHeld();
-					}
+					batch.granted(batch.held() + size, 0, decisions, sentAt, receivedAt);
+				}
+				else if (granted) {
+					batch.granted(size, permits, decisions, sentAt, receivedAt);
+					announced = batch.announced(receivedAt);
 				}
 				else {
 					batch.refused(decisions, sentAt, receivedAt);
 				}
+				if (granted && (this.closed || batch.retired())) {
+					late = batch.takeHeld();
+				}
 			}
 			fetched.complete(null);
-			if (failure != null) {
-				logger.debug("Could not top up a batch of permits", failure);
-			}
 			if (giveBack && lapsed > 0) {
 				giveBack(key, limits, lapsed);
 			}
 			if (late > 0) {
 				giveBack(key, limits, late);
 			}
-		});
+			return CompletableFuture.completedFuture(announced);
+		}).thenCompose(Function.identity());
+	}
+
+	/** Ends a fetch Redis could not be asked for: its waiters learn it, but a top-up's go on with what is held. */
+	private static void failed(PrefetchBatch batch, CompletableFuture<Void> fetched, boolean topUp, Throwable failure) {
+		synchronized (batch) {
+			batch.failed();
+		}
+		if (topUp) {
+			fetched.complete(null);
+		}
+		else {
+			fetched.completeExceptionally(failure);
+		}
 	}
 
 	/**

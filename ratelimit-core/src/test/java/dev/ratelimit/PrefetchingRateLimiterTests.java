@@ -8,7 +8,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +60,31 @@ class PrefetchingRateLimiterTests {
 		return (script, keys, args) -> {
 			this.calls.add(args.get(1));
 			return template.run(script, keys, args);
+		};
+	}
+
+	/**
+	 * A runner that tells {@code sent} of every call, and whose asynchronous calls reach Redis only once the future
+	 * {@code gate} gives at the call completes.
+	 */
+	private static RedisScriptRunner gated(Supplier<CompletableFuture<Void>> gate, Consumer<List<String>> sent) {
+		RedisScriptRunner template = RedisScriptRunner.of(RedisTestServer.shared().template());
+		return new RedisScriptRunner() {
+
+			@Override
+			@SuppressWarnings("rawtypes")
+			public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
+				sent.accept(args);
+				return template.run(script, keys, args);
+			}
+
+			@Override
+			@SuppressWarnings("rawtypes")
+			public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
+				sent.accept(args);
+				return gate.get().thenApply((open) -> template.run(script, keys, args));
+			}
+
 		};
 	}
 
@@ -114,24 +141,8 @@ class PrefetchingRateLimiterTests {
 
 	@Test
 	void aTopUpThatComesOnceItsWindowEndedIsNeverSpentInTheNext() {
-		RedisScriptRunner template = RedisScriptRunner.of(RedisTestServer.shared().template());
 		AtomicReference<CompletableFuture<Void>> gate = new AtomicReference<>(CompletableFuture.completedFuture(null));
-		RedisScriptRunner gated = new RedisScriptRunner() {
-
-			@Override
-			@SuppressWarnings("rawtypes")
-			public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
-				return template.run(script, keys, args);
-			}
-
-			@Override
-			@SuppressWarnings("rawtypes")
-			public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
-				PrefetchingRateLimiterTests.this.calls.add(args.get(1));
-				return gate.get().thenApply((open) -> template.run(script, keys, args));
-			}
-
-		};
+		RedisScriptRunner gated = gated(gate::get, (args) -> this.calls.add(args.get(1)));
 		PrefetchingRateLimiter limiter = neverQuiet(redis(Algorithm.FIXED_WINDOW, gated), 4);
 		RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1));
 		limiter.tryAcquire("hot", limit);
@@ -258,26 +269,9 @@ class PrefetchingRateLimiterTests {
 
 	@Test
 	void keepsOneFetchInFlightPerKey() {
-		RedisScriptRunner template = RedisScriptRunner.of(RedisTestServer.shared().template());
 		CompletableFuture<Void> gate = new CompletableFuture<>();
 		AtomicInteger sent = new AtomicInteger();
-		RedisScriptRunner held = new RedisScriptRunner() {
-
-			@Override
-			@SuppressWarnings("rawtypes")
-			public List<?> run(RedisScript<List> script, List<String> keys, List<String> args) {
-				sent.incrementAndGet();
-				return template.run(script, keys, args);
-			}
-
-			@Override
-			@SuppressWarnings("rawtypes")
-			public CompletableFuture<List<?>> runAsync(RedisScript<List> script, List<String> keys, List<String> args) {
-				sent.incrementAndGet();
-				return gate.thenApply((open) -> template.run(script, keys, args));
-			}
-
-		};
+		RedisScriptRunner held = gated(() -> gate, (args) -> sent.incrementAndGet());
 		PrefetchingRateLimiter limiter = prefetching(redis(Algorithm.FIXED_WINDOW, held), 8);
 		RateLimit limit = RateLimit.of(20, Duration.ofHours(1));
 		List<CompletableFuture<RateLimitDecision>> decisions = new ArrayList<>();

@@ -21,6 +21,7 @@ import org.springframework.util.ClassUtils;
 import dev.ratelimit.rules.RateLimitRule;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
 import dev.ratelimit.rules.flow.DetachedCall;
+import dev.ratelimit.rules.flow.HeaderFields;
 import dev.ratelimit.rules.flow.RateLimitRequest;
 
 /**
@@ -216,11 +217,11 @@ final class GrpcExchange extends DetachedCall implements RateLimitRequest {
 	void addHeadersTo(Metadata target) {
 		HttpHeaders written = this.headers;
 		if (written != null) {
-			written.forEach((name, values) -> {
+			HeaderFields.forEach(written, (name, value) -> {
 				Metadata.Key<String> key = Metadata.Key.of(name.toLowerCase(Locale.ROOT), Metadata.ASCII_STRING_MARSHALLER);
 				// once: a refusal's trailers carry them already
 				target.removeAll(key);
-				target.put(key, String.join(", ", values));
+				target.put(key, value);
 			});
 		}
 	}

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
 import dev.ratelimit.rules.flow.AfterResponse;
+import dev.ratelimit.rules.flow.HeaderFields;
 import dev.ratelimit.rules.flow.RateLimitCall;
 import dev.ratelimit.rules.flow.RateLimitRejection;
 import dev.ratelimit.rules.RateLimitRule;
@@ -90,7 +91,7 @@ final class RouteExchange implements RateLimitCall {
 	@Override
 	public void writeHeaders(HttpHeaders headers) {
 		Map<String, String> map = new LinkedHashMap<>();
-		headers.forEach((name, values) -> map.put(name, String.join(", ", values)));
+		HeaderFields.forEach(headers, map::put);
 		this.headers = map;
 	}
 

@@ -117,26 +117,33 @@ final class RateLimitHeaders {
 	 * requests and their partition key.
 	 */
 	private void draft12(List<AppliedLimit> applied, HttpHeaders headers) {
-		List<String> policies = new ArrayList<>(applied.size());
-		List<String> states = new ArrayList<>(applied.size());
+		// one builder per field: this runs on every request
+		StringBuilder policies = new StringBuilder(64 * applied.size());
+		StringBuilder states = new StringBuilder(48 * applied.size());
 		for (AppliedLimit limit : applied) {
-			String name = "\"" + policyName(limit, applied) + "\"";
+			if (!policies.isEmpty()) {
+				policies.append(", ");
+				states.append(", ");
+			}
+			String name = policyName(limit, applied);
+			policies.append('"').append(name).append("\";q=").append(limit.limit().limit());
 			String unit = unit(limit);
-			String partition = (limit.partition() != null) ? ";pk=" + this.partitionKeys.of(limit.partition()) : "";
-			StringBuilder policy = new StringBuilder(name).append(";q=").append(limit.limit().limit());
 			if (unit != null) {
-				policy.append(";qu=\"").append(unit).append('"');
+				policies.append(";qu=\"").append(unit).append('"');
 			}
-			StringBuilder state = new StringBuilder(name).append(";r=").append(limit.decision().remaining());
+			states.append('"').append(name).append("\";r=").append(limit.decision().remaining());
 			if (!limit.concurrency()) {
-				policy.append(";w=").append(limit.limit().windowSeconds());
-				state.append(";t=").append(limit.decision().resetAfterSeconds());
+				policies.append(";w=").append(limit.limit().windowSeconds());
+				states.append(";t=").append(limit.decision().resetAfterSeconds());
 			}
-			policies.add(policy.append(partition).toString());
-			states.add(state.append(partition).toString());
+			if (limit.partition() != null) {
+				String partition = this.partitionKeys.of(limit.partition());
+				policies.append(";pk=").append(partition);
+				states.append(";pk=").append(partition);
+			}
 		}
-		headers.set("RateLimit-Policy", String.join(", ", policies));
-		headers.set("RateLimit", String.join(", ", states));
+		headers.set("RateLimit-Policy", policies.toString());
+		headers.set("RateLimit", states.toString());
 	}
 
 	/**

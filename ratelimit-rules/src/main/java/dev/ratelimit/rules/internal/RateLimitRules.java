@@ -146,7 +146,9 @@ final class RateLimitRules implements RateLimitRuleRegistry {
 		if (applicable == null) {
 			return handlerRules;
 		}
-		applicable.addAll(handlerRules);
+		if (!handlerRules.isEmpty()) {
+			applicable.addAll(handlerRules);
+		}
 		return applicable;
 	}
 

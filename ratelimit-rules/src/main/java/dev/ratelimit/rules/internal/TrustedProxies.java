@@ -1,5 +1,6 @@
 package dev.ratelimit.rules.internal;
 
+import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -87,7 +88,7 @@ final class TrustedProxies implements ClientAddressResolver {
 			return (remote != null) ? remote : "unknown";
 		}
 		if (!isTrusted(remoteAddress)) {
-			return remoteAddress.getHostAddress();
+			return textOf(remote, remoteAddress);
 		}
 		List<String> hops = (this.header == ForwardedHeader.FORWARDED) ? forwardedHops(headers)
 				: headerItems(headers, "X-Forwarded-For");
@@ -103,6 +104,35 @@ final class TrustedProxies implements ClientAddressResolver {
 			}
 		}
 		return client.getHostAddress();
+	}
+
+	/**
+	 * The canonical text of {@code address}: {@code remote} itself when it is already that text (an IPv4 address as
+	 * servers give it, read on every request), so that it is not written out again.
+	 */
+	private static String textOf(@Nullable String remote, InetAddress address) {
+		return (remote != null && address instanceof Inet4Address && isDottedQuad(remote, address.getAddress()))
+				? remote : address.getHostAddress();
+	}
+
+	/** Whether {@code text} is exactly the four bytes in decimal, without leading zeros, joined by dots. */
+	private static boolean isDottedQuad(String text, byte[] bytes) {
+		int at = 0;
+		for (int i = 0; i < bytes.length; i++) {
+			if (i > 0 && (at >= text.length() || text.charAt(at++) != '.')) {
+				return false;
+			}
+			int from = at;
+			int value = 0;
+			while (at < text.length() && text.charAt(at) >= '0' && text.charAt(at) <= '9' && at - from < 3) {
+				value = value * 10 + (text.charAt(at++) - '0');
+			}
+			boolean leadingZero = at - from > 1 && text.charAt(from) == '0';
+			if (at == from || leadingZero || value != (bytes[i] & 0xff)) {
+				return false;
+			}
+		}
+		return at == text.length();
 	}
 
 	/**

@@ -29,6 +29,17 @@ class TrustedProxiesTests {
 	}
 
 	@Test
+	void givesAnUntrustedPeersAddressInItsCanonicalTextReusingTheServersWhenItIsThat() {
+		String remote = new String("198.51.100.4");
+		assertThat(this.resolver.resolve(remote, (name) -> List.of())).isSameAs(remote);
+		assertThat(this.resolver.resolve(" 198.51.100.4 ", (name) -> List.of())).isEqualTo("198.51.100.4");
+		assertThat(this.resolver.resolve("0.0.0.0", (name) -> List.of())).isEqualTo("0.0.0.0");
+		assertThat(this.resolver.resolve("255.255.255.255", (name) -> List.of())).isEqualTo("255.255.255.255");
+		assertThat(this.resolver.resolve("::ffff:198.51.100.4", (name) -> List.of())).isEqualTo("198.51.100.4");
+		assertThat(this.resolver.resolve("[2001:db8::5]", (name) -> List.of())).isEqualTo("2001:db8:0:0:0:0:0:5");
+	}
+
+	@Test
 	void takesTheRightMostUntrustedAddressBehindTrustedProxies() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader("X-Forwarded-For", "1.1.1.1, 203.0.113.7, 10.9.9.9");

@@ -20,6 +20,7 @@ import reactor.util.context.ContextView;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.rules.flow.CallEnd;
 import dev.ratelimit.rules.flow.ClientAddressResolver;
+import dev.ratelimit.rules.flow.HeaderFields;
 import dev.ratelimit.rules.flow.RateLimitRequest;
 import dev.ratelimit.rules.flow.RateLimitFlow;
 import dev.ratelimit.rules.flow.RateLimitRejection;
@@ -407,7 +408,8 @@ public final class ReactiveRateLimitSupport {
 	}
 
 	private static void writeHeaders(ServerHttpResponse response, HttpHeaders headers) {
-		headers.forEach((name, values) -> response.getHeaders().set(name, String.join(", ", values)));
+		HttpHeaders written = response.getHeaders();
+		HeaderFields.forEach(headers, written::set);
 	}
 
 	/**

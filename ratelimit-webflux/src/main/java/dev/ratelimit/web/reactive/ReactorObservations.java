@@ -28,7 +28,9 @@ public final class ReactorObservations {
 	 */
 	public static <T> T inRequest(ContextView context, Supplier<T> call) {
 		Object server = context.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
-		return (server instanceof Observation observation) ? observation.scoped(call) : call.get();
+		// a no-op observation (no handler registered) has no children: opening its scope would only cost
+		return (server instanceof Observation observation && !observation.isNoop()) ? observation.scoped(call)
+				: call.get();
 	}
 
 }

@@ -14,6 +14,7 @@ import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
 
 import dev.ratelimit.rules.flow.ContentNegotiation;
+import dev.ratelimit.rules.flow.HeaderFields;
 
 /**
  * Writes rate-limit headers and the entities of a
@@ -39,7 +40,7 @@ final class RateLimitResponseWriter {
 	 * @param headers the headers
 	 */
 	void writeHeaders(HttpServletResponse response, HttpHeaders headers) {
-		headers.forEach((name, values) -> response.setHeader(name, String.join(", ", values)));
+		HeaderFields.forEach(headers, response::setHeader);
 	}
 
 	/**
