@@ -39,6 +39,31 @@ final class AsyncSection {
 		}
 		Map<String, Object> values = new LinkedHashMap<>();
 		values.put("rows", rows);
+		StringBuilder batched = new StringBuilder();
+		for (String algorithm : Labels.O1) {
+			String system = algorithm + Contenders.BATCHING;
+			JsonObject row = run.asyncRow(system, 64);
+			if (row == null) {
+				continue;
+			}
+			double rate = run.async(system, 64).median();
+			double redisCpu = row.get("redisCpuShare").getAsDouble();
+			double clientCpu = row.get("jvmCpuShare").getAsDouble();
+			JsonObject commands = row.getAsJsonObject("redisCommands");
+			long evalsha = (commands != null && commands.has("evalsha")) ? commands.get("evalsha").getAsLong() : 0;
+			batched.append("| ").append(Labels.of(algorithm)).append(" | ")
+				.append(run.async(system, 64).rateWithRange()).append(" | ")
+				.append(Format.ratio(redisCpu)).append(" | ")
+				.append(Format.decimal((double) evalsha / Math.max(row.get("decisions").getAsLong(), 1))).append(" | ")
+				.append(Format.decimal(redisCpu * 1e6 / rate)).append(" | ")
+				.append(Format.decimal(clientCpu * 1e6 / rate)).append(" | ")
+				.append(Format.ratio(clientCpu / redisCpu)).append(" | ")
+				.append(AllowedPathSection.asyncLatencies(row)).append(" |\n");
+		}
+		if (!batched.isEmpty()) {
+			values.put("batched", true);
+			values.put("batchedRows", batched);
+		}
 		Stats async = run.overhead("decideAsync", "starter");
 		if (!Double.isNaN(async.median())) {
 			values.put("overhead", true);

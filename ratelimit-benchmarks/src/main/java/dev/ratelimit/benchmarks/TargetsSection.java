@@ -84,6 +84,23 @@ final class TargetsSection {
 					+ ((errors > 0) ? " (" + Format.number(errors) + " errors)" : ""));
 		}
 		row(target, measured ? String.join(", ", parts) : "not measured", measured ? Format.yes(met) : "–");
+		Target batching = this.targets.get("async-batching");
+		List<String> batchedParts = new ArrayList<>();
+		boolean batchedMet = true;
+		for (String system : Labels.O1) {
+			JsonObject row = this.run.asyncRow(system + Contenders.BATCHING, 64);
+			if (row == null) {
+				continue;
+			}
+			double busy = row.get("redisCpuShare").getAsDouble();
+			long errors = row.get("errors").getAsLong();
+			batchedMet &= batching.met(busy) && errors == 0;
+			batchedParts.add(Format.abbreviated(system) + "+b " + Format.ratio(busy)
+					+ ((errors > 0) ? " (" + Format.number(errors) + " errors)" : ""));
+		}
+		if (!batchedParts.isEmpty()) {
+			row(batching, String.join(", ", batchedParts), Format.yes(batchedMet));
+		}
 	}
 
 	private void hotKey() {
