@@ -19,6 +19,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RFuture;
@@ -26,6 +27,8 @@ import org.redisson.api.RRateLimiter;
 import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.JedisPooled;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CircuitBreaker;
@@ -72,6 +75,23 @@ public final class Contenders {
 	 */
 	public static final String LETTUCE_EVALSHA_SEED = "lettuce-evalsha-seed";
 
+	/**
+	 * Our fixed-window script over Lettuce's blocking API, the keys striped over {@link #STRIPES} connections of
+	 * one client (each connection has its own event loop thread of the client's), with no limiter code around it:
+	 * whether one connection and its loop are the ceiling.
+	 */
+	public static final String LETTUCE_EVALSHA_STRIPED = "lettuce-evalsha-x4";
+
+	/**
+	 * Our fixed-window script over Jedis, a pool of as many connections as calling threads, with no limiter code
+	 * around it: the calling thread writes the command and reads the reply itself, with no event loop to wake and
+	 * be woken by, but one command per write and per read on both sides.
+	 */
+	public static final String JEDIS_EVALSHA = "jedis-evalsha";
+
+	/** How many connections {@link #LETTUCE_EVALSHA_STRIPED} spreads its keys over. */
+	static final int STRIPES = 4;
+
 	/** The limit every allowed-path benchmark uses: never reached. */
 	public static final RateLimit ALLOWED = RateLimit.of(1_000_000, Duration.ofHours(1));
 
@@ -114,6 +134,8 @@ public final class Contenders {
 			case "redisson" -> redisson(redis, keys, limit);
 			case LETTUCE_EVALSHA -> lettuceEvalsha(redis, keys, limit);
 			case LETTUCE_EVALSHA_SEED -> lettuceEvalshaSeed(redis, keys, limit);
+			case LETTUCE_EVALSHA_STRIPED -> lettuceEvalshaStriped(redis, keys, limit);
+			case JEDIS_EVALSHA -> jedisEvalsha(redis, keys, limit);
 			default -> throw new IllegalArgumentException("Unknown system " + name);
 		};
 	}
@@ -218,9 +240,8 @@ public final class Contenders {
 
 	private static Contender lettuceEvalsha(BenchmarkRedis redis, String[] keys, RateLimit limit) {
 		OurContender.SentScript sent = OurContender.SentScript.capture("fixed-window", limit);
-		byte[][] args = sent.args().stream().map((arg) -> arg.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
-		return plainLettuce(redis, keys, sent.script(), "lettuce:fixed:", args, ScriptOutputType.MULTI,
-				(reply) -> ((Long) ((List<?>) reply).get(0)) == 1L);
+		return plainLettuce(redis, keys, sent.script(), "lettuce:fixed:", bytes(sent.args()), ScriptOutputType.MULTI,
+				Contenders::fixedWindowGranted);
 	}
 
 	private static Contender lettuceEvalshaSeed(BenchmarkRedis redis, String[] keys, RateLimit limit) {
@@ -234,18 +255,75 @@ public final class Contenders {
 	/** A script over Lettuce's blocking API on a connection of its own, with no limiter code around it. */
 	private static Contender plainLettuce(BenchmarkRedis redis, String[] keys, String script, String keyPrefix,
 			byte[][] args, ScriptOutputType type, Predicate<@Nullable Object> granted) {
-		String sha = new String((byte[]) redis.admin().call("SCRIPT", "LOAD", script), StandardCharsets.US_ASCII);
+		String sha = loaded(redis, script);
 		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
 		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
 		RedisCommands<byte[], byte[]> commands = connection.sync();
-		byte[][][] redisKeys = new byte[keys.length][][];
-		for (int i = 0; i < keys.length; i++) {
-			redisKeys[i] = new byte[][] { (keyPrefix + keys[i]).getBytes(StandardCharsets.UTF_8) };
-		}
+		byte[][][] redisKeys = redisKeys(keys, keyPrefix);
 		return new SelfFilling(keys, (i) -> granted.test(commands.evalsha(sha, type, redisKeys[i], args)), () -> {
 			connection.close();
 			client.shutdown();
 		});
+	}
+
+	private static Contender lettuceEvalshaStriped(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		OurContender.SentScript sent = OurContender.SentScript.capture("fixed-window", limit);
+		byte[][] args = bytes(sent.args());
+		String sha = loaded(redis, sent.script());
+		RedisClient client = RedisClient.create(RedisURI.create(redis.url()));
+		List<StatefulRedisConnection<byte[], byte[]>> connections = new ArrayList<>();
+		List<RedisCommands<byte[], byte[]>> stripes = new ArrayList<>();
+		for (int i = 0; i < STRIPES; i++) {
+			StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+			connections.add(connection);
+			stripes.add(connection.sync());
+		}
+		byte[][][] redisKeys = redisKeys(keys, "lettuce-x4:fixed:");
+		return new SelfFilling(keys,
+				(i) -> fixedWindowGranted(stripes.get(i % STRIPES).evalsha(sha, ScriptOutputType.MULTI, redisKeys[i], args)),
+				() -> {
+					connections.forEach(StatefulRedisConnection::close);
+					client.shutdown();
+				});
+	}
+
+	private static Contender jedisEvalsha(BenchmarkRedis redis, String[] keys, RateLimit limit) {
+		OurContender.SentScript sent = OurContender.SentScript.capture("fixed-window", limit);
+		List<byte[]> args = List.of(bytes(sent.args()));
+		byte[] sha = loaded(redis, sent.script()).getBytes(StandardCharsets.US_ASCII);
+		GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+		// one connection per calling thread (the steady state runs at most 64), none ever waited for
+		pool.setMaxTotal(128);
+		pool.setMaxIdle(128);
+		pool.setJmxEnabled(false);
+		JedisPooled jedis = new JedisPooled(pool, "127.0.0.1", redis.port());
+		byte[][][] redisKeys = redisKeys(keys, "jedis:fixed:");
+		List<List<byte[]>> keyLists = new ArrayList<>(keys.length);
+		for (byte[][] key : redisKeys) {
+			keyLists.add(List.of(key));
+		}
+		return new SelfFilling(keys, (i) -> fixedWindowGranted(jedis.evalsha(sha, keyLists.get(i), args)), jedis::close);
+	}
+
+	/** Whether a reply of our fixed-window script granted: its first element is 1. */
+	private static boolean fixedWindowGranted(@Nullable Object reply) {
+		return reply instanceof List<?> list && Long.valueOf(1L).equals(list.get(0));
+	}
+
+	private static String loaded(BenchmarkRedis redis, String script) {
+		return new String((byte[]) redis.admin().call("SCRIPT", "LOAD", script), StandardCharsets.US_ASCII);
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		return values.stream().map((value) -> value.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+	}
+
+	private static byte[][][] redisKeys(String[] keys, String prefix) {
+		byte[][][] redisKeys = new byte[keys.length][][];
+		for (int i = 0; i < keys.length; i++) {
+			redisKeys[i] = new byte[][] { (prefix + keys[i]).getBytes(StandardCharsets.UTF_8) };
+		}
+		return redisKeys;
 	}
 
 	/**

@@ -54,6 +54,15 @@ public final class HttpCost {
 		.filter((arg) -> !arg.isBlank())
 		.toList();
 
+	/**
+	 * JVM options added to every application, to compare settings of the stacks themselves:
+	 * {@code -Dbench.http-app-jvm-args="-Dbench.shared-loops=true -Dreactor.netty.ioWorkerCount=1"}.
+	 */
+	private static final List<String> APP_JVM_ARGS = List.of(System.getProperty("bench.http-app-jvm-args", "").split("\\s+"))
+		.stream()
+		.filter((arg) -> !arg.isBlank())
+		.toList();
+
 	private static final Duration ROUND = Duration.ofSeconds(Measurements.QUICK ? 2 : Long.getLong("bench.http-round-seconds", 8));
 
 	private static final int ROUNDS = Measurements.QUICK ? 2 : Integer.getInteger("bench.http-rounds", 5);
@@ -300,7 +309,9 @@ public final class HttpCost {
 					+ String.join(java.io.File.pathSeparator, HttpApps.classpath(this.jars, stack, starter));
 			List<String> command = new ArrayList<>(List.of(java(), "-Xms256m", "-Xmx1g",
 					// Tomcat's and Reactor's stacks are deeper than JFR's default of 64 frames
-					"-XX:FlightRecorderOptions:stackdepth=256", "-cp", classpath, mainClass));
+					"-XX:FlightRecorderOptions:stackdepth=256"));
+			command.addAll(APP_JVM_ARGS);
+			command.addAll(List.of("-cp", classpath, mainClass));
 			command.addAll(arguments);
 			Process process = pinned(command, name, app != null);
 			try {

@@ -67,6 +67,8 @@ public final class SteadyState {
 			systems.addAll(Contenders.OURS_BATCHING);
 			systems.add(Contenders.LETTUCE_EVALSHA);
 			systems.add(Contenders.LETTUCE_EVALSHA_SEED);
+			systems.add(Contenders.LETTUCE_EVALSHA_STRIPED);
+			systems.add(Contenders.JEDIS_EVALSHA);
 			systems.addAll(Contenders.SEED);
 			systems.addAll(Contenders.PEERS);
 		}

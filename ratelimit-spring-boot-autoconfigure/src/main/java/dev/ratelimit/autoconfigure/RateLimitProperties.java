@@ -72,6 +72,8 @@ public class RateLimitProperties {
 
 	private final LocalCache localCache = new LocalCache();
 
+	private final Lettuce lettuce = new Lettuce();
+
 	private final Metrics metrics = new Metrics();
 
 	/**
@@ -162,6 +164,10 @@ public class RateLimitProperties {
 
 	public Local getLocal() {
 		return this.local;
+	}
+
+	public Lettuce getLettuce() {
+		return this.lettuce;
 	}
 
 	public LocalCache getLocalCache() {
@@ -294,6 +300,28 @@ public class RateLimitProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * How the application's Lettuce client runs.
+	 */
+	public static class Lettuce {
+
+		/**
+		 * Whether the application's Lettuce connections, the starter's among them, run on the event loops of its
+		 * Reactor Netty server (WebFlux, Spring Cloud Gateway) instead of Lettuce's own threads, so that Redis'
+		 * replies arrive on a thread that serves requests. Nothing may then block on Redis on a server thread.
+		 */
+		private boolean sharedEventLoops;
+
+		public boolean isSharedEventLoops() {
+			return this.sharedEventLoops;
+		}
+
+		public void setSharedEventLoops(boolean sharedEventLoops) {
+			this.sharedEventLoops = sharedEventLoops;
 		}
 
 	}

@@ -6,6 +6,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis call of a rule made by hand in a handler, with nothing of ratelimit: a fixed-window script
@@ -27,7 +29,13 @@ public final class PlainRedisCall implements AutoCloseable {
 	private final String sha;
 
 	public PlainRedisCall(String url) {
-		this.client = RedisClient.create(RedisURI.create(url));
+		this(url, null);
+	}
+
+	/** On the given client resources (their event loops), or Lettuce's own when {@code null}. */
+	public PlainRedisCall(String url, @Nullable ClientResources resources) {
+		this.client = (resources != null) ? RedisClient.create(resources, RedisURI.create(url))
+				: RedisClient.create(RedisURI.create(url));
 		this.connection = this.client.connect();
 		this.sha = this.connection.sync().scriptLoad(SCRIPT);
 	}

@@ -1,12 +1,18 @@
 package dev.ratelimit.benchmarks.apps.reactive;
 
 import dev.ratelimit.benchmarks.apps.PlainRedisCall;
+import java.util.Objects;
+
+import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
@@ -23,8 +29,19 @@ public class ReactiveApp implements DisposableBean {
 
 	private final PlainRedisCall redis;
 
+	private static final boolean SHARED_LOOPS = Boolean.getBoolean("bench.shared-loops");
+
+	private static final @Nullable ClientResources CLIENT_RESOURCES = SHARED_LOOPS ? ServerLoops.clientResources() : null;
+
 	ReactiveApp(@Value("${spring.data.redis.url}") String url) {
-		this.redis = new PlainRedisCall(url);
+		this.redis = new PlainRedisCall(url, CLIENT_RESOURCES);
+	}
+
+	/** With {@code -Dbench.shared-loops=true}, the starter's Lettuce connection too runs on the server's loops. */
+	@Bean
+	@ConditionalOnProperty(name = "bench.shared-loops", havingValue = "true")
+	static ClientResources sharedLoopClientResources() {
+		return Objects.requireNonNull(CLIENT_RESOURCES, "started without -Dbench.shared-loops=true");
 	}
 
 	@GetMapping({ "/open", "/limited", "/three", "/hot" })
