@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.ratelimit.testsupport.ClosedPort;
 import io.grpc.Status;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,6 +47,7 @@ import static org.awaitility.Awaitility.await;
  * read as {@code UNAVAILABLE}), streaming calls are charged once, keys come from metadata, the peer and the
  * principal Spring Security's gRPC authentication sets, and {@code fail-closed} ends calls with {@code UNAVAILABLE}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitGrpcTests {
 
 	private static final Map<String, String> RULES = Map.ofEntries(
@@ -62,22 +64,54 @@ class RateLimitGrpcTests {
 			Map.entry("ratelimit.rules.servlet-path.paths", "/SayHello"),
 			Map.entry("ratelimit.rules.servlet-path.limit", "1"), Map.entry("ratelimit.rules.servlet-path.window", "1m"));
 
+	// the rules of the tests that call for rules of their own: a queue on SayHello, and a concurrency limit on Upload
+	// (no test of theirs calls the other's method)
+	private static final Map<String, String> QUEUE_AND_CONCURRENCY_RULES = Map.of("ratelimit.rules.queue.paths",
+			"/test.Greeter/SayHello", "ratelimit.rules.queue.key", "header:x-api-key", "ratelimit.rules.queue.limit",
+			"2", "ratelimit.rules.queue.window", "1s", "ratelimit.rules.queue.max-wait", "10s",
+			"ratelimit.rules.exports.paths", "/test.Greeter/Upload", "ratelimit.rules.exports.key", "header:x-tenant",
+			"ratelimit.rules.exports.concurrency", "1");
+
 	private static final Map<GrpcStack, GrpcApp> apps = new EnumMap<>(GrpcStack.class);
 
+	private static final Map<GrpcStack, GrpcApp> queueAndConcurrencyApps = new EnumMap<>(GrpcStack.class);
+
 	private static final Map<GrpcStack, GrpcApp> failClosedApps = new EnumMap<>(GrpcStack.class);
+
+	/** What the shared servlet application warned of unmapped rules as it started. */
+	private static List<String> servletStartupWarnings = List.of();
+
+	/**
+	 * Starts the servlet application the tests share while the output is captured, so that the test of its startup
+	 * warnings reads them from it rather than starting one more application of the same configuration.
+	 */
+	@BeforeAll
+	static void startTheSharedServletApplication(CapturedOutput output) {
+		apps.put(GrpcStack.SERVLET, GrpcStack.SERVLET.start(RULES));
+		servletStartupWarnings = output.getAll()
+			.lines()
+			.filter((line) -> line.contains("matches no path a handler of this application maps"))
+			.toList();
+	}
 
 	@AfterAll
 	static void stop() {
 		apps.values().forEach(GrpcApp::close);
+		queueAndConcurrencyApps.values().forEach(GrpcApp::close);
 		failClosedApps.values().forEach(GrpcApp::close);
 	}
 
 	/** The application of a stack, shared by the tests, on a connection of the test's own. */
 	private static GrpcApp app(GrpcStack stack) {
-		GrpcApp app = apps.get(stack);
+		return shared(apps, stack, RULES);
+	}
+
+	/** The application of a stack and rules, shared by the tests, on a connection of the test's own. */
+	private static GrpcApp shared(Map<GrpcStack, GrpcApp> running, GrpcStack stack, Map<String, String> rules) {
+		GrpcApp app = running.get(stack);
 		if (app == null) {
-			app = stack.start(RULES);
-			apps.put(stack, app);
+			app = stack.start(rules);
+			running.put(stack, app);
 		}
 		else {
 			// a test before may have refused a stream its client was still sending: in Tomcat, that may cost the
@@ -88,17 +122,10 @@ class RateLimitGrpcTests {
 	}
 
 	@Test
-	@ExtendWith(OutputCaptureExtension.class)
-	void warnsOfNoRuleWhosePathsAreTheServicesMethodsInAServletApplication(CapturedOutput output) {
-		try (GrpcApp app = GrpcStack.SERVLET.start(RULES)) {
-			List<String> warned = output.getAll()
-				.lines()
-				.filter((line) -> line.contains("matches no path a handler of this application maps"))
-				.toList();
-			// the servlet filter's path of a gRPC call is no method's: the check ran, and names it
-			assertThat(warned).anyMatch((line) -> line.contains("'servlet-path'"))
-				.noneMatch((line) -> line.contains("'hello'") || line.contains("'count'") || line.contains("'uploads'"));
-		}
+	void warnsOfNoRuleWhosePathsAreTheServicesMethodsInAServletApplication() {
+		// the servlet filter's path of a gRPC call is no method's: the check ran, and names it
+		assertThat(servletStartupWarnings).anyMatch((line) -> line.contains("'servlet-path'"))
+			.noneMatch((line) -> line.contains("'hello'") || line.contains("'count'") || line.contains("'uploads'"));
 	}
 
 	@ParameterizedTest
@@ -134,36 +161,32 @@ class RateLimitGrpcTests {
 	@ParameterizedTest
 	@EnumSource(GrpcStack.class)
 	void aCallTheRuleWouldRefuseWaitsForItsPermitWithMaxWait(GrpcStack stack) throws Exception {
-		try (GrpcApp app = stack.start(Map.of("ratelimit.rules.queue.paths", "/test.Greeter/SayHello",
-				"ratelimit.rules.queue.key", "header:x-api-key", "ratelimit.rules.queue.limit", "2",
-				"ratelimit.rules.queue.window", "1s", "ratelimit.rules.queue.max-wait",
-				"10s"))) {
-			// warmed up: a first call's own latency would blur the windows' bursts
-			assertThat(app.call(TestGreeter.SAY_HELLO, "warm", Map.of("x-api-key", "warm")).code()).isEqualTo(Status.Code.OK);
-			TestGreeter greeter = app.context().getBean(TestGreeter.class);
-			greeter.helloTimes.clear();
-			java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(6);
-			try {
-				java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-				java.util.List<java.util.concurrent.Future<GrpcApp.Reply>> calls = new java.util.ArrayList<>();
-				for (int i = 0; i < 6; i++) {
-					calls.add(threads.submit(() -> {
-						start.await();
-						return app.call(TestGreeter.SAY_HELLO, "w", Map.of("x-api-key", "queued"));
-					}));
-				}
-				start.countDown();
-				for (java.util.concurrent.Future<GrpcApp.Reply> call : calls) {
-					assertThat(call.get(30, java.util.concurrent.TimeUnit.SECONDS).code()).isEqualTo(Status.Code.OK);
-				}
-				// six calls against two a second reached the service in successive windows, never more than two in one
-				assertThat(dev.ratelimit.testsupport.Waiters.perWindow(greeter.helloTimes)).as("calls per window")
-					.allSatisfy((count) -> assertThat(count).isLessThanOrEqualTo(2))
-					.hasSizeLessThanOrEqualTo(4);
+		GrpcApp app = shared(queueAndConcurrencyApps, stack, QUEUE_AND_CONCURRENCY_RULES);
+		// warmed up: a first call's own latency would blur the windows' bursts
+		assertThat(app.call(TestGreeter.SAY_HELLO, "warm", Map.of("x-api-key", "warm")).code()).isEqualTo(Status.Code.OK);
+		TestGreeter greeter = app.context().getBean(TestGreeter.class);
+		greeter.helloTimes.clear();
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(6);
+		try {
+			java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+			java.util.List<java.util.concurrent.Future<GrpcApp.Reply>> calls = new java.util.ArrayList<>();
+			for (int i = 0; i < 6; i++) {
+				calls.add(threads.submit(() -> {
+					start.await();
+					return app.call(TestGreeter.SAY_HELLO, "w", Map.of("x-api-key", "queued"));
+				}));
 			}
-			finally {
-				threads.shutdownNow();
+			start.countDown();
+			for (java.util.concurrent.Future<GrpcApp.Reply> call : calls) {
+				assertThat(call.get(30, java.util.concurrent.TimeUnit.SECONDS).code()).isEqualTo(Status.Code.OK);
 			}
+			// six calls against two a second reached the service in successive windows, never more than two in one
+			assertThat(dev.ratelimit.testsupport.Waiters.perWindow(greeter.helloTimes)).as("calls per window")
+				.allSatisfy((count) -> assertThat(count).isLessThanOrEqualTo(2))
+				.hasSizeLessThanOrEqualTo(4);
+		}
+		finally {
+			threads.shutdownNow();
 		}
 	}
 
@@ -227,35 +250,34 @@ class RateLimitGrpcTests {
 	@ParameterizedTest
 	@EnumSource(GrpcStack.class)
 	void holdsASlotOfACallInFlightUntilItEndsOrIsCancelled(GrpcStack stack) throws Exception {
-		try (GrpcApp app = stack.start(Map.of("ratelimit.rules.exports.paths", "/test.Greeter/Upload",
-				"ratelimit.rules.exports.key", "header:x-tenant", "ratelimit.rules.exports.concurrency", "1"))) {
-			Map<String, String> acme = Map.of("x-tenant", "acme");
-			// held apart from the calls refused beside them: Tomcat may end their connection (docs/grpc.md)
-			GrpcApp.Open first = app.openApart(TestGreeter.UPLOAD, "part", acme);
-			TestGreeter greeter = app.context().getBean(TestGreeter.class);
-			await().atMost(Duration.ofSeconds(10)).until(() -> greeter.received.get() == 1);
-			GrpcApp.Reply refused = app.call(TestGreeter.UPLOAD, "a,b", acme);
-			assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-			assertThat(refused.details().getMessage())
-				.startsWith("Too many requests in flight: 'exports' allows 1 at a time");
-			// another tenant's budget: in Tomcat the refused upload may cost the channel's connection (GOAWAY
-			// ENHANCE_YOUR_CALM, which grpc-java reports as RESOURCE_EXHAUSTED, docs/grpc.md) before it reconnects
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> app.call(TestGreeter.UPLOAD, "a,b", Map.of("x-tenant", "other")).code() == Status.Code.OK);
-			// a call the client cancels gives its slot back
-			first.call().cancel("the test goes away", null);
-			assertThat(first.closed().get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> app.call(TestGreeter.UPLOAD, "a,b", acme).code() == Status.Code.OK);
-			// a call that ends gives it back too
-			GrpcApp.Open second = openHolding(app, greeter, acme);
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> app.call(TestGreeter.UPLOAD, "a", acme).code() == Status.Code.RESOURCE_EXHAUSTED);
-			second.call().halfClose();
-			assertThat(second.closed().get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
-			for (int i = 0; i < 3; i++) {
-				assertThat(app.call(TestGreeter.UPLOAD, "a", acme).code()).isEqualTo(Status.Code.OK);
-			}
+		GrpcApp app = shared(queueAndConcurrencyApps, stack, QUEUE_AND_CONCURRENCY_RULES);
+		Map<String, String> acme = Map.of("x-tenant", "acme");
+		TestGreeter greeter = app.context().getBean(TestGreeter.class);
+		int before = greeter.received.get();
+		// held apart from the calls refused beside them: Tomcat may end their connection (docs/grpc.md)
+		GrpcApp.Open first = app.openApart(TestGreeter.UPLOAD, "part", acme);
+		await().atMost(Duration.ofSeconds(10)).until(() -> greeter.received.get() == before + 1);
+		GrpcApp.Reply refused = app.call(TestGreeter.UPLOAD, "a,b", acme);
+		assertThat(refused.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+		assertThat(refused.details().getMessage())
+			.startsWith("Too many requests in flight: 'exports' allows 1 at a time");
+		// another tenant's budget: in Tomcat the refused upload may cost the channel's connection (GOAWAY
+		// ENHANCE_YOUR_CALM, which grpc-java reports as RESOURCE_EXHAUSTED, docs/grpc.md) before it reconnects
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> app.call(TestGreeter.UPLOAD, "a,b", Map.of("x-tenant", "other")).code() == Status.Code.OK);
+		// a call the client cancels gives its slot back
+		first.call().cancel("the test goes away", null);
+		assertThat(first.closed().get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> app.call(TestGreeter.UPLOAD, "a,b", acme).code() == Status.Code.OK);
+		// a call that ends gives it back too
+		GrpcApp.Open second = openHolding(app, greeter, acme);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> app.call(TestGreeter.UPLOAD, "a", acme).code() == Status.Code.RESOURCE_EXHAUSTED);
+		second.call().halfClose();
+		assertThat(second.closed().get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+		for (int i = 0; i < 3; i++) {
+			assertThat(app.call(TestGreeter.UPLOAD, "a", acme).code()).isEqualTo(Status.Code.OK);
 		}
 	}
 
