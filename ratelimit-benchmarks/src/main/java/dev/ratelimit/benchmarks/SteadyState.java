@@ -35,7 +35,8 @@ import dev.ratelimit.testsupport.RedisBinary;
  * <p>
  * Properties: {@code -Dsystems=fixed-window,lettuce-evalsha} (default: ours, each also with
  * batching ({@code fixed-window+batching}, ...), plain Lettuce
- * {@code EVALSHA} of our fixed-window script and of the seed's, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=8,64} (default 64),
+ * {@code EVALSHA} of our fixed-window script and of the seed's, the same script over four Lettuce connections and
+ * over a Jedis pool, the seed's two limiters, Bucket4j and Redisson), {@code -Dthreads=8,64} (default 64),
  * {@code -Dsteady.out=<file>} (the tables, for {@code Report}),
  * {@code -Dwarmup=30s}, {@code -Dmeasure=30s}, {@code -Dredis.cpu=1} (the CPU redis-server is pinned
  * to; the script pins the JVM to the others). A full run takes about a minute per system; it needs

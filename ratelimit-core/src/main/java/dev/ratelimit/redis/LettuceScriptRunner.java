@@ -39,6 +39,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 
 	private static final Log logger = LogFactory.getLog(LettuceScriptRunner.class);
 
+	/** Whether a blocking call on the connection's event loop has been logged. */
+	private volatile boolean warnedBlockedOnLoop;
+
 	private final boolean cluster;
 
 	private final StallClock stallClock;
@@ -229,10 +232,29 @@ public final class LettuceScriptRunner implements RedisScriptRunner, SmartLifecy
 	@Override
 	public List<?> run(RedisScript<List> script, List<String> keys, List<String> args,
 			@Nullable Consumer<List<?>> lateReply) {
+		if (this.stallClock.onLoop()) {
+			throw blockedOnLoop();
+		}
 		long deadline = System.nanoTime() + this.deadlines.timeoutNanos();
 		long stalledAtSend = this.stallClock.stalled();
 		PendingCall call = submit(script, keys, args, lateReply);
 		return this.deadlines.await(call, deadline, stalledAtSend);
+	}
+
+	/**
+	 * A blocking call made on the thread that would read its reply could only time out: it fails at once, as a
+	 * timeout the client caused (the failure mode applies), and says why, once in the log.
+	 */
+	private ScriptTimeoutException blockedOnLoop() {
+		String message = "A blocking rate-limit decision was made on " + Thread.currentThread().getName()
+				+ ", the event loop that reads Redis' replies, where it could never be answered. Decide there without "
+				+ "blocking (tryAcquireAsync, a reactive return type), or call from another thread; with "
+				+ "ratelimit.lettuce.shared-event-loops=true the server's event loops are Lettuce's.";
+		if (!this.warnedBlockedOnLoop) {
+			this.warnedBlockedOnLoop = true;
+			logger.warn(message);
+		}
+		return new ScriptTimeoutException(message, null, RateLimiterTimeoutException.Culprit.CLIENT);
 	}
 
 	@Override

@@ -39,6 +39,17 @@ class StallClock {
 		return this.ioLoop != null;
 	}
 
+	/** The connection's event loop, once a reply told it. */
+	@Nullable EventExecutor loop() {
+		return this.ioLoop;
+	}
+
+	/** Whether the calling thread is the connection's event loop, the one thread that reads its replies. */
+	boolean onLoop() {
+		EventExecutor loop = this.ioLoop;
+		return loop != null && loop.inEventLoop();
+	}
+
 	/** Forgets the loop of an earlier connection, until a reply of the new one tells its own. */
 	void forgetLoop() {
 		this.ioLoop = null;

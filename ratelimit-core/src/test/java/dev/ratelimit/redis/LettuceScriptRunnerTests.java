@@ -16,6 +16,7 @@ import dev.ratelimit.CircuitBreaker;
 import dev.ratelimit.LocalRateLimiter;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiterTimeoutException;
 import dev.ratelimit.RateLimiterUnavailableException;
 import dev.ratelimit.testsupport.ClosedPort;
 import dev.ratelimit.testsupport.RedisBinary;
@@ -64,6 +65,27 @@ class LettuceScriptRunnerTests {
 			return null;
 		});
 		assertThat(limiter.tryAcquire(key, LIMIT).remaining()).isEqualTo(98);
+	}
+
+	@Test
+	void failsAtOnceABlockingDecisionMadeOnTheThreadThatReadsRedisReplies() throws Exception {
+		RedisTestServer redis = RedisTestServer.shared();
+		StallClock clock = new StallClock();
+		LettuceScriptRunner runner = runner(redis.host(), redis.port(), clock);
+		// connected and the scripts loaded, as the application context starts it
+		runner.start();
+		FixedWindowRateLimiter limiter = limiter(runner, null, null);
+		String key = "runner-" + UUID.randomUUID();
+		assertThat(limiter.tryAcquire(key, LIMIT).remaining()).isEqualTo(99);
+		// the connection's event loop, learnt from the reply's thread: as a server's loop is Lettuce's with
+		// ratelimit.lettuce.shared-event-loops
+		io.netty.util.concurrent.EventExecutor loop = clock.loop();
+		assertThat(loop).isNotNull();
+		Throwable onLoop = loop.submit(() -> org.assertj.core.api.Assertions.catchThrowable(() -> limiter.tryAcquire(key, LIMIT)))
+			.get(30, java.util.concurrent.TimeUnit.SECONDS);
+		assertThat(onLoop).isInstanceOf(RateLimiterTimeoutException.class)
+			.hasMessageContaining("the event loop that reads Redis' replies");
+		assertThat(limiter.tryAcquire(key, LIMIT).remaining()).as("nothing was sent for it").isEqualTo(98);
 	}
 
 	@Test
@@ -147,11 +169,15 @@ class LettuceScriptRunnerTests {
 	}
 
 	private LettuceScriptRunner runner(String host, int port) {
+		return runner(host, port, new StallClock());
+	}
+
+	private LettuceScriptRunner runner(String host, int port, StallClock clock) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		factory.afterPropertiesSet();
 		factory.start();
 		this.resources.add(factory::destroy);
-		LettuceScriptRunner runner = new LettuceScriptRunner(factory, TIMEOUT);
+		LettuceScriptRunner runner = new LettuceScriptRunner(factory, TIMEOUT, false, clock);
 		this.resources.add(runner);
 		return runner;
 	}

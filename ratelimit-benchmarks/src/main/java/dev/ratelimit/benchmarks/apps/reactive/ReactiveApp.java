@@ -1,18 +1,12 @@
 package dev.ratelimit.benchmarks.apps.reactive;
 
 import dev.ratelimit.benchmarks.apps.PlainRedisCall;
-import java.util.Objects;
-
-import io.lettuce.core.resource.ClientResources;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
@@ -29,19 +23,14 @@ public class ReactiveApp implements DisposableBean {
 
 	private final PlainRedisCall redis;
 
+	/**
+	 * With {@code -Dbench.shared-loops=true}, the hand-made call's Lettuce client runs on the server's event loops,
+	 * as {@code --ratelimit.lettuce.shared-event-loops=true} puts the starter's there.
+	 */
 	private static final boolean SHARED_LOOPS = Boolean.getBoolean("bench.shared-loops");
 
-	private static final @Nullable ClientResources CLIENT_RESOURCES = SHARED_LOOPS ? ServerLoops.clientResources() : null;
-
 	ReactiveApp(@Value("${spring.data.redis.url}") String url) {
-		this.redis = new PlainRedisCall(url, CLIENT_RESOURCES);
-	}
-
-	/** With {@code -Dbench.shared-loops=true}, the starter's Lettuce connection too runs on the server's loops. */
-	@Bean
-	@ConditionalOnProperty(name = "bench.shared-loops", havingValue = "true")
-	static ClientResources sharedLoopClientResources() {
-		return Objects.requireNonNull(CLIENT_RESOURCES, "started without -Dbench.shared-loops=true");
+		this.redis = new PlainRedisCall(url, SHARED_LOOPS ? ServerLoops.clientResources() : null);
 	}
 
 	@GetMapping({ "/open", "/limited", "/three", "/hot" })

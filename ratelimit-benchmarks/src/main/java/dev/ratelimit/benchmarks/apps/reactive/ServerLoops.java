@@ -12,10 +12,10 @@ import reactor.netty.http.HttpResources;
 import reactor.netty.resources.LoopResources;
 
 /**
- * Lettuce on Reactor Netty's own server event loops (issue 46's "where to look"): a reply then arrives on a loop that
- * serves requests, and with one loop ({@code -Dreactor.netty.ioWorkerCount=1}) on the very loop of the request that
- * waits for it, so that neither the starter nor a handler hops between threads. Used by {@link ReactiveApp} when
- * started with {@code -Dbench.shared-loops=true}; Lettuce neither creates nor shuts these loops down.
+ * The hand-made call's Lettuce client on Reactor Netty's server event loops, as the starter's
+ * {@code ratelimit.lettuce.shared-event-loops} does it for its own (here without the starter's jars, which the plain
+ * application has not): used by {@link ReactiveApp} when started with {@code -Dbench.shared-loops=true}. Lettuce
+ * neither creates nor shuts these loops down.
  */
 final class ServerLoops implements EventLoopGroupProvider {
 
