@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark against redis-servers it starts on 127.0.0.1 and writes BENCHMARKS.md and
-# docs/benchmarks.png at the repository root; about 80 minutes on 2 cores, of which the steady state
-# with pinned CPUs takes 20 (STEADY=0 leaves it out) and the scripts' instruction counts under
-# callgrind 5 (left out when valgrind is not installed) and what a rule costs an HTTP request 25 (HTTP_COST=0
+# docs/benchmarks.png at the repository root; about 100 minutes on 2 cores, of which the steady state
+# with pinned CPUs takes 25 (STEADY=0 leaves it out) and the scripts' instruction counts under
+# callgrind 5 (left out when valgrind is not installed) and what a rule costs an HTTP request 35 (HTTP_COST=0
 # leaves it out). QUICK=1 tries the whole run out in a few minutes
 # (its figures mean nothing). Raw results: ratelimit-benchmarks/target/bench/.
 set -euo pipefail

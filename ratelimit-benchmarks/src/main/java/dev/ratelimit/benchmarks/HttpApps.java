@@ -25,6 +25,12 @@ final class HttpApps {
 		REACTIVE("webflux", List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
 				"spring-boot-starter-tomcat-", "tomcat-embed-", "spring-cloud-", "ratelimit-spring-cloud-gateway-")),
 
+		/**
+		 * WebFlux again, on one server event loop with Lettuce on it: the starter's connection through
+		 * {@code ratelimit.lettuce.shared-event-loops}, the hand-made call's client through {@code -Dbench.shared-loops}.
+		 */
+		REACTIVE_SHARED("webflux-shared", REACTIVE.excluded),
+
 		GATEWAY("gateway", List.of("spring-webmvc-", "spring-boot-webmvc-", "spring-boot-starter-webmvc-", "spring-boot-tomcat-",
 				"spring-boot-starter-tomcat-", "tomcat-embed-"));
 
@@ -69,7 +75,10 @@ final class HttpApps {
 		return kept;
 	}
 
-	/** How many permits the hot key's rule takes at once. */
+	/** The JVM options of the {@link Stack#REACTIVE_SHARED} applications: one server event loop, Lettuce on it. */
+	private static final List<String> SHARED_LOOPS = List.of("-Dreactor.netty.ioWorkerCount=1", "-Dbench.shared-loops=true");
+
+		/** How many permits the hot key's rule takes at once. */
 	static final int HOT_PREFETCH = 100;
 
 	/**
@@ -115,6 +124,9 @@ final class HttpApps {
 				new App("servlet", servlet, Stack.SERVLET, true, concat(tomcat, RULES)),
 				new App("webflux-plain", reactive, Stack.REACTIVE, false, List.of()),
 				new App("webflux", reactive, Stack.REACTIVE, true, RULES),
+				new App("webflux-shared-plain", reactive, Stack.REACTIVE_SHARED, false, List.of(), SHARED_LOOPS),
+				new App("webflux-shared", reactive, Stack.REACTIVE_SHARED, true,
+						concat(RULES, List.of("--ratelimit.lettuce.shared-event-loops=true")), SHARED_LOOPS),
 				new App("gateway", gateway, Stack.GATEWAY, true, concat(open, ours)),
 				new App("gateway-scg", gateway, Stack.GATEWAY, false, concat(open, theirs)));
 	}
@@ -163,8 +175,14 @@ final class HttpApps {
 		return all;
 	}
 
-	/** An application of the scenario. */
-	record App(String name, String mainClass, Stack stack, boolean starter, List<String> arguments) {
+	/** An application of the scenario, with the JVM options it is started with. */
+	record App(String name, String mainClass, Stack stack, boolean starter, List<String> arguments,
+			List<String> jvmArguments) {
+
+		App(String name, String mainClass, Stack stack, boolean starter, List<String> arguments) {
+			this(name, mainClass, stack, starter, arguments, List.of());
+		}
+
 	}
 
 	/** An application started, with its process and port. */

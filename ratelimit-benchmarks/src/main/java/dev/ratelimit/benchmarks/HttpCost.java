@@ -310,6 +310,9 @@ public final class HttpCost {
 			List<String> command = new ArrayList<>(List.of(java(), "-Xms256m", "-Xmx1g",
 					// Tomcat's and Reactor's stacks are deeper than JFR's default of 64 frames
 					"-XX:FlightRecorderOptions:stackdepth=256"));
+			if (app != null) {
+				command.addAll(app.jvmArguments());
+			}
 			command.addAll(APP_JVM_ARGS);
 			command.addAll(List.of("-cp", classpath, mainClass));
 			command.addAll(arguments);

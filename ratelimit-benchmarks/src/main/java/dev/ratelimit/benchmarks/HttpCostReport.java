@@ -84,7 +84,7 @@ final class HttpCostReport {
 		md.append('\n');
 		md.append("| target | measured (median of the rounds' ratios) | goal | met | what bounds it (same rounds) |\n"
 				+ "|---|---:|---|---|---|\n");
-		for (String stack : List.of("servlet", "webflux")) {
+		for (String stack : List.of("servlet", "webflux", "webflux-shared")) {
 			String open = stack + " /open";
 			String limited = stack + " /limited";
 			String three = stack + " /three";
