@@ -78,7 +78,7 @@ final class HttpApps {
 	/** The JVM options of the {@link Stack#REACTIVE_SHARED} applications: one server event loop, Lettuce on it. */
 	private static final List<String> SHARED_LOOPS = List.of("-Dreactor.netty.ioWorkerCount=1", "-Dbench.shared-loops=true");
 
-		/** How many permits the hot key's rule takes at once. */
+	/** How many permits the hot key's rule takes at once. */
 	static final int HOT_PREFETCH = 100;
 
 	/**

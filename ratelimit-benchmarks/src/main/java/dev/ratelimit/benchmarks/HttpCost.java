@@ -49,19 +49,13 @@ public final class HttpCost {
 	private static final Duration WARM_UP_STEP = Duration.ofSeconds(Measurements.QUICK ? 2 : 10);
 
 	/** Arguments added to the applications with the starter, to compare settings: {@code -Dbench.http-app-args}. */
-	private static final List<String> APP_ARGS = List.of(System.getProperty("bench.http-app-args", "").split("\\s+"))
-		.stream()
-		.filter((arg) -> !arg.isBlank())
-		.toList();
+	private static final List<String> APP_ARGS = listed("bench.http-app-args", "\\s+");
 
 	/**
 	 * JVM options added to every application, to compare settings of the stacks themselves:
 	 * {@code -Dbench.http-app-jvm-args="-Dbench.shared-loops=true -Dreactor.netty.ioWorkerCount=1"}.
 	 */
-	private static final List<String> APP_JVM_ARGS = List.of(System.getProperty("bench.http-app-jvm-args", "").split("\\s+"))
-		.stream()
-		.filter((arg) -> !arg.isBlank())
-		.toList();
+	private static final List<String> APP_JVM_ARGS = listed("bench.http-app-jvm-args", "\\s+");
 
 	private static final Duration ROUND = Duration.ofSeconds(Measurements.QUICK ? 2 : Long.getLong("bench.http-round-seconds", 8));
 
@@ -69,21 +63,23 @@ public final class HttpCost {
 
 	private static final boolean PROFILE = Boolean.parseBoolean(System.getProperty("bench.http-profile", "true"));
 
-	/** The stacks to measure, {@code -Dbench.http-stacks=servlet,webflux,gateway}; all when not set. */
-	private static final List<String> STACKS = List.of(System.getProperty("bench.http-stacks", "").split(",")).stream()
-		.filter((stack) -> !stack.isBlank())
-		.toList();
+	/** The stacks to measure, {@code -Dbench.http-stacks=servlet,webflux,webflux-shared,gateway}; all when not set. */
+	private static final List<String> STACKS = listed("bench.http-stacks", ",");
 
 	/**
 	 * The targets to load, {@code -Dbench.http-targets=webflux /hot,webflux-plain /open} (labels as in the report), for a
 	 * profile of those alone; all when not set.
 	 */
-	private static final List<String> TARGETS = List.of(System.getProperty("bench.http-targets", "").split(","))
-		.stream()
-		.filter((target) -> !target.isBlank())
-		.toList();
+	private static final List<String> TARGETS = listed("bench.http-targets", ",");
 
 	private HttpCost() {
+	}
+
+	/** The non-blank parts of a system property, split by {@code separator}; none when it is not set. */
+	private static List<String> listed(String property, String separator) {
+		return List.of(System.getProperty(property, "").split(separator)).stream()
+			.filter((part) -> !part.isBlank())
+			.toList();
 	}
 
 	public static void main(String[] args) throws Exception {
